@@ -1,0 +1,25 @@
+//===- WSCAttrs.h - wsc attributes and types --------------------*- C++ -*-===//
+
+#ifndef WSC_DIALECT_WSC_WSCATTRS_H
+#define WSC_DIALECT_WSC_WSCATTRS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+
+#include "wsc/Dialect/WSC/WSCEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "wsc/Dialect/WSC/WSCAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "wsc/Dialect/WSC/WSCTypes.h.inc"
+
+namespace mlir::wsc {
+/// Bytes per element of a stream dtype.
+int64_t getByteWidth(StreamDType dtype);
+/// The MLIR float type of a stream dtype.
+Type getStreamElementType(MLIRContext *ctx, StreamDType dtype);
+} // namespace mlir::wsc
+
+#endif // WSC_DIALECT_WSC_WSCATTRS_H

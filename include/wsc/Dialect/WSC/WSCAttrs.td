@@ -1,0 +1,170 @@
+//===- WSCAttrs.td - wsc attributes ------------------------*- tablegen -*-===//
+
+#ifndef WSC_DIALECT_WSC_WSCATTRS_TD
+#define WSC_DIALECT_WSC_WSCATTRS_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "wsc/Dialect/WSC/WSCDialect.td"
+include "wsc/Dialect/WSC/WSCEnums.td"
+
+class WSC_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<WSC_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+// A real number printed so that it round-trips exactly.
+class WSC_Real<string default, string desc>
+    : DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(" # default # ")", desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::APFloat> {
+    double value;
+    if ($_parser.parseFloat(value))
+      return ::mlir::failure();
+    return ::llvm::APFloat(value);
+  }() }];
+  let comparator = [{ $_lhs.bitwiseIsEqual($_rhs) }];
+  let printer = [{ $_printer.printFloat(::llvm::APFloat($_self)) }];
+}
+
+// A flag spelled `true` or `false`.
+class WSC_Flag<string default, string desc>
+    : DefaultValuedParameter<"bool", default, desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<bool> {
+    if (succeeded($_parser.parseOptionalKeyword("true")))
+      return true;
+    if (succeeded($_parser.parseOptionalKeyword("false")))
+      return false;
+    (void)$_parser.emitError($_parser.getCurrentLocation(),
+                             "expected 'true' or 'false'");
+    return ::mlir::failure();
+  }() }];
+  let printer = [{ $_printer << ($_self ? "true" : "false") }];
+}
+
+def WSC_TargetAttr : WSC_Attr<"Target", "target"> {
+  let summary = "a weight-streaming wafer-scale cluster";
+  let description = [{
+    Describes the hardware a module is compiled for. Every parameter has a
+    default; the defaults are the CS-2 / WSE-2 figures of the Cerebras
+    weight-streaming white paper where it gives them, and are marked as
+    assumptions where it does not (see `docs/Target.md`).
+
+    ```mlir
+    module attributes {wsc.target = #wsc.target<systems = 4>} {}
+    module attributes {wsc.target = #wsc.target<grid_x = 64, grid_y = 64,
+                                                sram_per_pe = 49152, weight_dtype = f32>} {}
+    ```
+  }];
+  let parameters = (ins
+    // ~850,000 PEs "arranged in a rectangular grid", "roughly square"
+    // (white paper 6.1, 7.2): 924 x 920 = 850,080.
+    DefaultValuedParameter<"int64_t", "924", "PE columns (wafer x)">:$grid_x,
+    DefaultValuedParameter<"int64_t", "920", "PE rows (wafer y)">:$grid_y,
+    // 48 kB of SRAM per core (white paper 7.2).
+    DefaultValuedParameter<"int64_t", "49152", "SRAM bytes per PE">:$sram_per_pe,
+    // Assumption: the papers give no clock; 1.1 GHz.
+    WSC_Real<"1.1e9", "PE clock in Hz">:$clock_hz,
+    // Assumption: the papers give no per-PE rate; 4 FP16 FMACs per cycle.
+    DefaultValuedParameter<"int64_t", "4", "FMACs per PE per cycle">:$fmacs_per_pe,
+    // Assumption: one 32-bit word per cycle per fabric link.
+    DefaultValuedParameter<"int64_t", "4", "fabric bytes per cycle per link">:$fabric_bytes_per_cycle,
+    // 1.2 Tb/s of I/O per CS-2 (white paper 6.1) = 1.5e11 bytes/s.
+    WSC_Real<"1.5e11", "system I/O bytes per second, each way">:$io_bandwidth,
+    DefaultValuedParameter<"int64_t", "1", "number of systems (CS-2s)">:$systems,
+    // 1:4 broadcast-reduce nodes (white paper 6.4).
+    DefaultValuedParameter<"int64_t", "4", "SwarmX broadcast/reduce fan-out">:$swarmx_fanout,
+    // Assumption: 1 microsecond per SwarmX tree level.
+    WSC_Real<"1.0e-6", "SwarmX latency per tree level, seconds">:$swarmx_hop_latency,
+    // MemoryX scales from 4 TB (white paper 6.3).
+    WSC_Real<"4.0e12", "MemoryX capacity in bytes">:$memx_capacity,
+    // MemoryX FLOP/s are "three orders of magnitude greater than its I/O
+    // bandwidth" (white paper 6.3): 1e3 x 1.5e11.
+    WSC_Real<"1.5e14", "MemoryX optimizer FLOP/s">:$memx_flops,
+    // Weights stream as FP16, gradients return as FP32 (white paper 5.3).
+    DefaultValuedParameter<"::mlir::wsc::StreamDType",
+        "::mlir::wsc::StreamDType::F16", "weight stream dtype">:$weight_dtype,
+    DefaultValuedParameter<"::mlir::wsc::StreamDType",
+        "::mlir::wsc::StreamDType::F32", "gradient stream dtype">:$gradient_dtype
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumPEs() const { return getGridX() * getGridY(); }
+    /// The attribute on `module`, or the default target.
+    static TargetAttr lookup(::mlir::Operation *module);
+  }];
+}
+
+def WSC_LayoutAttr : WSC_Attr<"Layout", "layout"> {
+  let summary = "a data layout: named tensor dims mapped onto the wafer axes";
+  let description = [{
+    Names each dimension of a tensor (`dims`, outermost first) and lists the
+    dims split over the wafer's x axis and y axis, Mesh-TensorFlow style.
+    Several dims may share an axis (they are split jointly, the first one
+    outermost); a dim on no axis is replicated along both. A dim may appear
+    on at most one axis.
+
+    The white paper's default NLP layout (Figure 15): features over x,
+    batch and sequence over y, each sequence on adjacent PEs.
+
+    ```mlir
+    #wsc.layout<dims = ["b", "s", "h"], x = ["h"], y = ["b", "s"]>
+    ```
+  }];
+  let parameters = (ins "::mlir::ArrayAttr":$dims, "::mlir::ArrayAttr":$x,
+                        "::mlir::ArrayAttr":$y);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getDims().size(); }
+    /// The position of `dim` in `dims`, or -1.
+    int64_t indexOf(::llvm::StringRef dim) const;
+    /// Indices (into `dims`) of the dims split over x, resp. y.
+    ::llvm::SmallVector<int64_t> getXDims() const;
+    ::llvm::SmallVector<int64_t> getYDims() const;
+  }];
+}
+
+def WSC_RectAttr : WSC_Attr<"Rect", "rect"> {
+  let summary = "a rectangle of PEs on the wafer";
+  let description = [{
+    The region of the wafer a kernel owns: origin (`x`, `y`) and extent
+    (`w` columns by `h` rows). In weight-streaming mode every kernel owns the
+    whole wafer; in layer-pipelined mode each kernel owns one rectangle.
+
+    ```mlir
+    #wsc.rect<x = 0, y = 0, w = 924, h = 920>
+    ```
+  }];
+  let parameters = (ins "int64_t":$x, "int64_t":$y, "int64_t":$w, "int64_t":$h);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def WSC_OptimizerAttr : WSC_Attr<"Optimizer", "optimizer"> {
+  let summary = "the update rule MemoryX applies to a parameter";
+  let description = [{
+    Hyperparameters with the semantics of `torch.optim.SGD`, `Adam` and
+    `AdamW`. Fields that do not apply to the kind keep their defaults.
+
+    ```mlir
+    #wsc.optimizer<sgd, lr = 0.1, momentum = 0.9>
+    #wsc.optimizer<adamw, lr = 1.0e-3, weight_decay = 0.01>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::wsc::OptimizerKind":$kind,
+    WSC_Real<"1.0e-3", "learning rate">:$lr,
+    WSC_Real<"0.0", "SGD momentum">:$momentum,
+    WSC_Real<"0.0", "SGD dampening">:$dampening,
+    WSC_Flag<"false", "SGD Nesterov momentum">:$nesterov,
+    WSC_Real<"0.9", "Adam beta1">:$beta1,
+    WSC_Real<"0.999", "Adam beta2">:$beta2,
+    WSC_Real<"1.0e-8", "Adam epsilon">:$eps,
+    WSC_Flag<"false", "Adam AMSGrad">:$amsgrad,
+    WSC_Real<"0.0", "weight decay (L2 for SGD/Adam, decoupled for AdamW)">:$weight_decay
+  );
+  let assemblyFormat = "`<` $kind (`,` struct($lr, $momentum, $dampening, $nesterov, $beta1, $beta2, $eps, $amsgrad, $weight_decay)^)? `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // WSC_DIALECT_WSC_WSCATTRS_TD

@@ -1,0 +1,206 @@
+//===- WSCOps.td - wsc operations --------------------------*- tablegen -*-===//
+
+#ifndef WSC_DIALECT_WSC_WSCOPS_TD
+#define WSC_DIALECT_WSC_WSCOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "wsc/Dialect/WSC/WSCDialect.td"
+include "wsc/Dialect/WSC/WSCAttrs.td"
+include "wsc/Dialect/WSC/WSCTypes.td"
+
+//===----------------------------------------------------------------------===//
+// MemoryX
+//===----------------------------------------------------------------------===//
+
+def WSC_ParamOp : WSC_Op<"memx.param", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a parameter stored in MemoryX";
+  let description = [{
+    Declares a trainable parameter held by MemoryX: its FP32 master copy,
+    the optimizer that updates it and that optimizer's state. `sym_name` is
+    the parameter's key in the PyTorch `state_dict()`.
+
+    ```mlir
+    wsc.memx.param @"fc1.weight" : tensor<1024x784xf32>
+        optimizer(#wsc.optimizer<sgd, lr = 0.1, momentum = 0.9>)
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
+                       WSC_OptimizerAttr:$optimizer);
+  let assemblyFormat = "$sym_name `:` $type `optimizer` `(` $optimizer `)` attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+  }];
+}
+
+def WSC_StreamOp : WSC_Op<"memx.stream",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     MemoryEffects<[MemRead]>]> {
+  let summary = "MemoryX streams a parameter out";
+  let description = [{
+    Reads the FP32 master copy of `param`, rounds it to the stream's element
+    type and streams it in `order`: `row_major` for the forward pass (one
+    output feature, a weight row, at a time) or `transposed` for the
+    backward pass. A transposed stream has the transposed shape.
+
+    ```mlir
+    %w = wsc.memx.stream @"fc1.weight" order(<row_major>) : !wsc.stream<tensor<1024x784xf16>>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$param, WSC_StreamOrderAttr:$order);
+  let results = (outs WSC_StreamType:$stream);
+  let assemblyFormat = "$param `order` `(` $order `)` attr-dict `:` type($stream)";
+}
+
+def WSC_UpdateOp : WSC_Op<"memx.update",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     MemoryEffects<[MemWrite]>]> {
+  let summary = "MemoryX applies the optimizer with a reduced gradient";
+  let description = [{
+    Consumes the gradient stream of `param` (already summed over all systems
+    by SwarmX) and applies the parameter's optimizer to its FP32 master copy.
+    The gradient must be FP32, in the parameter's shape (`row_major`) or
+    transposed.
+
+    ```mlir
+    wsc.memx.update @"fc1.weight"(%g) : !wsc.stream<tensor<1024x784xf32>>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$param, WSC_StreamType:$gradient);
+  let assemblyFormat = "$param `(` $gradient `)` attr-dict `:` type($gradient)";
+}
+
+//===----------------------------------------------------------------------===//
+// SwarmX
+//===----------------------------------------------------------------------===//
+
+def WSC_BroadcastOp : WSC_Op<"swarmx.broadcast",
+    [Pure, AllTypesMatch<["input", "output"]>]> {
+  let summary = "SwarmX broadcasts a stream to every system";
+  let description = [{
+    Fans one weight stream out to every system of the cluster through the
+    SwarmX broadcast/reduce tree. Every system receives the same values.
+
+    ```mlir
+    %b = wsc.swarmx.broadcast %w : !wsc.stream<tensor<1024x784xf16>>
+    ```
+  }];
+  let arguments = (ins WSC_StreamType:$input);
+  let results = (outs WSC_StreamType:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def WSC_ReduceOp : WSC_Op<"swarmx.reduce", [Pure]> {
+  let summary = "SwarmX sums the partial gradients of every system";
+  let description = [{
+    Every system contributes its partial (per-shard) gradient; SwarmX sums
+    them in FP32 as they flow towards MemoryX and delivers a single stream.
+    The result stream has the operand's shape in `order` (`transposed`
+    reverses a 2-D shape).
+
+    ```mlir
+    %g = wsc.swarmx.reduce %partial order(<row_major>)
+        : tensor<1024x784xf32> -> !wsc.stream<tensor<1024x784xf32>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$partial, WSC_StreamOrderAttr:$order);
+  let results = (outs WSC_StreamType:$stream);
+  let assemblyFormat = "$partial `order` `(` $order `)` attr-dict `:` type($partial) `->` type($stream)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Wafer
+//===----------------------------------------------------------------------===//
+
+def WSC_KernelOp : WSC_Op<"kernel",
+    [IsolatedFromAbove, SingleBlockImplicitTerminator<"YieldOp">,
+     RecursiveMemoryEffects]> {
+  let summary = "one layer's computation on the wafer";
+  let description = [{
+    A kernel is the unit the wafer executes: the forward, loss or backward
+    computation of one layer, in linalg-on-tensors, isolated from above.
+    Operands are activations resident on the wafer and weight streams; a
+    stream operand arrives in the body as an FP32 tensor of the stream's
+    shape (the wafer widens FP16 weights as they arrive).
+
+    `layer` names the layer the kernel belongs to; forward and backward
+    kernels of one layer share it. `operand_layouts`/`result_layouts`, once
+    assigned, give the data layout of each tensor operand and result (unit
+    for streams, whose layout follows the consumer). `rect` is the wafer
+    region the kernel owns.
+
+    ```mlir
+    %y = wsc.kernel "fc1.fwd" layer("fc1") phase(<forward>)
+        (%x, %w) : (tensor<256x784xf32>, !wsc.stream<tensor<1024x784xf16>>) -> tensor<256x1024xf32> {
+    ^bb0(%a: tensor<256x784xf32>, %b: tensor<1024x784xf32>):
+      ...
+      wsc.yield %r : tensor<256x1024xf32>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kernel_name, StrAttr:$layer, WSC_KernelPhaseAttr:$phase,
+                       Variadic<AnyType>:$inputs,
+                       OptionalAttr<ArrayAttr>:$operand_layouts,
+                       OptionalAttr<ArrayAttr>:$result_layouts,
+                       OptionalAttr<WSC_RectAttr>:$rect);
+  let results = (outs Variadic<AnyRankedTensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kernel_name `layer` `(` $layer `)` `phase` `(` $phase `)`
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::llvm::StringRef":$name,
+                   "::llvm::StringRef":$layer, "::mlir::wsc::KernelPhase":$phase,
+                   "::mlir::ValueRange":$inputs)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The tensor type a body argument has for an operand of type `type`.
+    static ::mlir::Type getBodyArgType(::mlir::Type type);
+  }];
+}
+
+def WSC_YieldOp : WSC_Op<"yield", [Pure, Terminator, HasParent<"KernelOp">]> {
+  let summary = "kernel terminator";
+  let description = [{
+    Returns the kernel's results.
+
+    ```mlir
+    wsc.yield %r : tensor<256x1024xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def WSC_LayoutConvertOp : WSC_Op<"layout_convert",
+    [Pure, AllTypesMatch<["input", "output"]>]> {
+  let summary = "redistribute a tensor between two data layouts";
+  let description = [{
+    Moves a tensor resident on the wafer from layout `from` to layout `to`
+    over the on-wafer fabric. Numerically the identity. The layout pass
+    inserts one only where a producer's and a consumer's layouts differ.
+
+    ```mlir
+    %t = wsc.layout_convert %a
+        from(#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"]>)
+        to(#wsc.layout<dims = ["b", "h"], x = ["b"], y = ["h"]>) : tensor<256x1024xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, WSC_LayoutAttr:$from, WSC_LayoutAttr:$to);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input `from` `(` $from `)` `to` `(` $to `)` attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // WSC_DIALECT_WSC_WSCOPS_TD

@@ -1,0 +1,84 @@
+//===- CostModel.h - wafer timing and memory model --------------*- C++ -*-===//
+//
+// The one cost model of wsc, in plain C++ so that the compiler and the
+// emulator share it. Formulas are documented in docs/CostModel.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSC_MODEL_COSTMODEL_H
+#define WSC_MODEL_COSTMODEL_H
+
+#include <cstdint>
+#include <vector>
+
+namespace wsc::model {
+
+/// The hardware (defaults and sources: include/wsc/Dialect/WSC/WSCAttrs.td).
+struct TargetSpec {
+  int64_t gridX = 924;
+  int64_t gridY = 920;
+  int64_t sramPerPe = 49152;
+  double clockHz = 1.1e9;
+  int64_t fmacsPerPe = 4;
+  int64_t fabricBytesPerCycle = 4;
+  double ioBandwidth = 1.5e11;
+  int64_t systems = 1;
+  int64_t swarmxFanout = 4;
+  double swarmxHopLatency = 1.0e-6;
+  double memxCapacity = 4.0e12;
+  double memxFlops = 1.5e14;
+
+  int64_t numPEs() const { return gridX * gridY; }
+  double waferSramBytes() const { return double(numPEs()) * double(sramPerPe); }
+};
+
+/// How a tensor spreads over the PE grid under a layout.
+struct Tile {
+  int64_t pesX = 1;          ///< PE columns holding a piece
+  int64_t pesY = 1;          ///< PE rows holding a piece
+  int64_t elementsPerPe = 0; ///< elements on the busiest PE
+  int64_t pes() const { return pesX * pesY; }
+};
+
+/// Splits `shape` over the wafer: the dims in `xDims` jointly over the
+/// columns, those in `yDims` over the rows, the rest replicated on each PE.
+Tile distribute(const std::vector<int64_t> &shape, const std::vector<int64_t> &xDims,
+                const std::vector<int64_t> &yDims, const TargetSpec &target);
+
+/// The work of one structured op in a kernel.
+struct OpWork {
+  double iterations = 0;      ///< product of all loop ranges
+  int64_t bodyOps = 1;        ///< scalar ops per iteration
+  bool contraction = false;   ///< multiply-accumulate (one FMAC per iteration)
+  bool reduces = false;       ///< has reduction loops
+  double outputElements = 0;  ///< elements written
+};
+
+/// The cycles of one op spread over the PEs of `tile`: local compute at
+/// `fmacsPerPe` per cycle, plus, for reductions, a ring reduction of the
+/// partial results along the wafer's x axis (white paper, 7.3.1).
+double opCycles(const OpWork &op, const Tile &tile, const TargetSpec &target);
+
+/// Seconds to move `bytes` over one system's I/O link.
+double streamSeconds(double bytes, const TargetSpec &target);
+
+/// Levels of the SwarmX broadcast/reduce tree for `systems` systems.
+int64_t swarmxLevels(int64_t systems, int64_t fanout);
+
+/// The on-wafer footprint of a model in layer-pipelined mode.
+struct PipelineFootprint {
+  double weightBytes = 0;     ///< FP32 weights, optimizer state and gradients
+  double activationBytes = 0; ///< stored activations, one sample per stage
+  double bufferBytes = 0;     ///< extra samples in flight (2(Np-i)-1 rule)
+  double total() const { return weightBytes + activationBytes + bufferBytes; }
+};
+
+/// `stageActivationBytes[i]` is what stage i stores per sample;
+/// `stateWordsPerParam` counts FP32 words per parameter (weight, gradient,
+/// optimizer state).
+PipelineFootprint layerPipelinedFootprint(double params, int64_t stateWordsPerParam,
+                                          const std::vector<double> &stageActivationBytes);
+
+} // namespace wsc::model
+
+#endif // WSC_MODEL_COSTMODEL_H

@@ -1,0 +1,42 @@
+//===- BatchDims.h - which tensor dim scales with the batch -----*- C++ -*-===//
+
+#ifndef WSC_TRANSFORMS_BATCHDIMS_H
+#define WSC_TRANSFORMS_BATCHDIMS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::wsc {
+
+/// A forward/backward dataflow analysis that finds, for every tensor of a
+/// function, the dim (if any) that scales with the batch. Seeds are dim 0 of
+/// the `wsc.input` and `wsc.label` arguments; facts flow both ways through
+/// linalg indexing maps, reshapes and kernel boundaries. Each system runs
+/// the function on its batch shard, so these dims shrink to the shard.
+class BatchDims {
+public:
+  /// Fails, with a diagnostic at the offending op, when a tensor would need
+  /// two batch dims or the inputs disagree on the batch size.
+  static FailureOr<BatchDims> compute(func::FuncOp func);
+
+  std::optional<int64_t> lookup(Value value) const {
+    auto it = dims.find(value);
+    if (it == dims.end())
+      return std::nullopt;
+    return it->second;
+  }
+  /// The batch size the function was exported with (0 when it has no input).
+  int64_t getGlobalBatch() const { return globalBatch; }
+
+private:
+  llvm::DenseMap<Value, int64_t> dims;
+  int64_t globalBatch = 0;
+};
+
+/// True for a `wsc.input` or `wsc.label` argument of `func`.
+bool isBatchArgument(func::FuncOp func, unsigned index);
+
+} // namespace mlir::wsc
+
+#endif // WSC_TRANSFORMS_BATCHDIMS_H

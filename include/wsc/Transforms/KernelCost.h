@@ -1,0 +1,49 @@
+//===- KernelCost.h - apply the cost model to wsc IR ------------*- C++ -*-===//
+
+#ifndef WSC_TRANSFORMS_KERNELCOST_H
+#define WSC_TRANSFORMS_KERNELCOST_H
+
+#include "wsc/Dialect/WSC/WSCOps.h"
+#include "wsc/Model/CostModel.h"
+#include "wsc/Transforms/BatchDims.h"
+
+namespace mlir::wsc {
+
+/// The cost model's view of a `#wsc.target`.
+::wsc::model::TargetSpec toTargetSpec(TargetAttr target);
+
+/// The shape a system sees: the batch dim shrunk to `localBatch`.
+std::vector<int64_t> localShape(ShapedType type, std::optional<int64_t> batchDim,
+                                int64_t globalBatch, int64_t localBatch);
+
+/// Bytes of `value` on one system (f32 elements, batch dim at `localBatch`).
+double localBytes(Value value, const BatchDims &dims, int64_t localBatch);
+
+/// The layout a kernel computes in (its first batch-carrying tensor), or
+/// the default layout of its first tensor.
+struct KernelCost {
+  double flops = 0;
+  double cycles = 0;
+  int64_t pes = 0;
+};
+KernelCost estimateKernel(KernelOp kernel, const BatchDims &dims,
+                          int64_t localBatch, const ::wsc::model::TargetSpec &target);
+
+/// The default data layout (white paper Figure 15) of a tensor whose batch
+/// dim is `batchDim`: batch and inner dims over y, the last feature dim over
+/// x; a weight-shaped tensor splits its last dim (H0) over x.
+LayoutAttr defaultLayout(MLIRContext *ctx, int64_t rank,
+                         std::optional<int64_t> batchDim);
+
+/// The tile of a tensor of `shape` under `layout`.
+::wsc::model::Tile tileOf(ArrayRef<int64_t> shape, LayoutAttr layout,
+                   const ::wsc::model::TargetSpec &target);
+
+/// Per-system batch: the largest shard.
+inline int64_t largestShard(int64_t globalBatch, int64_t systems) {
+  return globalBatch ? (globalBatch + systems - 1) / systems : 0;
+}
+
+} // namespace mlir::wsc
+
+#endif // WSC_TRANSFORMS_KERNELCOST_H

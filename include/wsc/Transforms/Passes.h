@@ -1,0 +1,41 @@
+//===- Passes.h - wsc passes ------------------------------------*- C++ -*-===//
+
+#ifndef WSC_TRANSFORMS_PASSES_H
+#define WSC_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "wsc/Dialect/WSC/WSCOps.h"
+
+namespace mlir::wsc {
+
+#define GEN_PASS_DECL
+#include "wsc/Transforms/Passes.h.inc"
+
+/// Options of the `--wsc-pipeline` pipeline.
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<std::string> mode{*this, "mode",
+                           llvm::cl::desc("auto | weight_streaming | layer_pipelined"),
+                           llvm::cl::init("auto")};
+  Option<int64_t> systems{*this, "systems",
+                          llvm::cl::desc("number of systems"), llvm::cl::init(1)};
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("hardware preset: cs2 | tiny"),
+                             llvm::cl::init("cs2")};
+  Option<std::string> streamDType{*this, "stream-dtype",
+                                  llvm::cl::desc("weight stream dtype: f16 | bf16 | f32"),
+                                  llvm::cl::init("f16")};
+};
+
+/// Adds the whole compile pipeline (attach target, form kernels, select
+/// mode, assign layouts, lower to weight streams, cleanup).
+void buildPipeline(OpPassManager &pm, const PipelineOptions &options);
+
+#define GEN_PASS_REGISTRATION
+#include "wsc/Transforms/Passes.h.inc"
+
+/// Registers every wsc pass and the `wsc-pipeline` pipeline.
+void registerPipelines();
+
+} // namespace mlir::wsc
+
+#endif // WSC_TRANSFORMS_PASSES_H

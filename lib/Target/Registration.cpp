@@ -1,0 +1,25 @@
+//===- Registration.cpp - wsc translations --------------------------------===//
+
+#include "wsc/Dialect/WSC/WSCDialect.h"
+#include "wsc/Dialect/WSC/WSCOps.h"
+#include "wsc/Target/ScheduleEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+
+void mlir::wsc::registerToScheduleTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "wsc-to-schedule", "serialise a compiled wsc module to a JSON schedule",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = llvm::dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        return emitSchedule(module, os);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<WSCDialect, func::FuncDialect, linalg::LinalgDialect,
+                        tensor::TensorDialect, arith::ArithDialect,
+                        math::MathDialect>();
+      });
+}

@@ -1,0 +1,533 @@
+//===- ScheduleEmitter.cpp - wsc IR to the JSON schedule ------------------===//
+//
+// Serialises a compiled module into the versioned schedule of
+// docs/ScheduleFormat.md. Every op the runtime cannot execute is rejected
+// here, with its location, rather than at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Target/ScheduleEmitter.h"
+#include "wsc/Transforms/KernelCost.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
+
+#define DEBUG_TYPE "wsc-to-schedule"
+
+using namespace mlir;
+using namespace mlir::wsc;
+namespace json = llvm::json;
+
+namespace {
+
+class Emitter {
+public:
+  Emitter(ModuleOp module, func::FuncOp func, const BatchDims &dims)
+      : module(module), func(func), dims(dims),
+        target(toTargetSpec(TargetAttr::lookup(module))) {}
+  FailureOr<json::Object> emit();
+
+private:
+  int64_t idOf(Value value);
+  json::Object describe(Value value, Attribute layout = {});
+  FailureOr<json::Object> emitKernel(KernelOp kernel);
+  LogicalResult emitBodyOp(Operation &op, json::Array &ops);
+  FailureOr<json::Object> emitStructured(linalg::LinalgOp op);
+  FailureOr<json::Object> emitScalar(Operation &op);
+  json::Object emitTarget();
+
+  ModuleOp module;
+  func::FuncOp func;
+  const BatchDims &dims;
+  ::wsc::model::TargetSpec target;
+  DenseMap<Value, int64_t> ids;
+  json::Array values;
+  DenseMap<Value, Attribute> layouts;
+};
+
+FailureOr<std::string> dtypeName(Type type) {
+  if (type.isF32())
+    return std::string("f32");
+  if (type.isF16())
+    return std::string("f16");
+  if (type.isBF16())
+    return std::string("bf16");
+  if (type.isInteger(64))
+    return std::string("i64");
+  if (type.isInteger(1))
+    return std::string("i1");
+  if (type.isIndex())
+    return std::string("index");
+  return failure();
+}
+
+json::Array toJson(ArrayRef<int64_t> values) {
+  json::Array result;
+  for (int64_t v : values)
+    result.push_back(v);
+  return result;
+}
+
+json::Object Emitter::describe(Value value, Attribute layout) {
+  json::Object entry;
+  Type type = value.getType();
+  Type element = type;
+  json::Array shape;
+  if (auto stream = llvm::dyn_cast<StreamType>(type)) {
+    shape = toJson(stream.getShape());
+    element = Float32Type::get(type.getContext()); // widened on arrival
+  } else if (auto tensor = llvm::dyn_cast<RankedTensorType>(type)) {
+    shape = toJson(tensor.getShape());
+    element = tensor.getElementType();
+  }
+  entry["shape"] = std::move(shape);
+  entry["dtype"] = dtypeName(element).value_or("unknown");
+  if (std::optional<int64_t> batch = dims.lookup(value))
+    entry["batch_dim"] = *batch;
+  else
+    entry["batch_dim"] = nullptr;
+  if (auto l = llvm::dyn_cast_or_null<LayoutAttr>(layout)) {
+    auto tensor = llvm::cast<RankedTensorType>(type);
+    int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
+    ::wsc::model::Tile tile = tileOf(
+        localShape(tensor, dims.lookup(value), dims.getGlobalBatch(), localBatch),
+        l, target);
+    json::Object layoutJson;
+    auto names = [](ArrayAttr attr) {
+      json::Array a;
+      for (Attribute n : attr)
+        a.push_back(llvm::cast<StringAttr>(n).getValue().str());
+      return a;
+    };
+    layoutJson["dims"] = names(l.getDims());
+    layoutJson["x"] = names(l.getX());
+    layoutJson["y"] = names(l.getY());
+    layoutJson["pes_x"] = tile.pesX;
+    layoutJson["pes_y"] = tile.pesY;
+    entry["layout"] = std::move(layoutJson);
+    entry["sram_bytes_per_pe"] = tile.elementsPerPe * 4;
+  }
+  return entry;
+}
+
+int64_t Emitter::idOf(Value value) {
+  auto [it, inserted] = ids.try_emplace(value, int64_t(values.size()));
+  if (inserted) {
+    json::Object entry = describe(value, layouts.lookup(value));
+    entry["id"] = it->second;
+    values.push_back(std::move(entry));
+  }
+  return it->second;
+}
+
+json::Object Emitter::emitTarget() {
+  json::Object t;
+  t["pe_x"] = target.gridX;
+  t["pe_y"] = target.gridY;
+  t["sram_per_pe_bytes"] = target.sramPerPe;
+  t["clock_hz"] = target.clockHz;
+  t["fmac_per_pe_per_cycle"] = target.fmacsPerPe;
+  t["fabric_bytes_per_cycle"] = target.fabricBytesPerCycle;
+  t["io_bytes_per_s"] = target.ioBandwidth;
+  t["swarmx_fanout"] = target.swarmxFanout;
+  t["swarmx_hop_latency_s"] = target.swarmxHopLatency;
+  t["memx_capacity_bytes"] = target.memxCapacity;
+  t["memx_flops_per_s"] = target.memxFlops;
+  return t;
+}
+
+json::Value affineExpr(AffineExpr expr, Operation *op, bool &ok) {
+  // Linear forms only: sum of coefficient * dim plus a constant.
+  json::Array terms;
+  int64_t constant = 0;
+  std::function<bool(AffineExpr, int64_t)> walk = [&](AffineExpr e, int64_t scale) {
+    if (auto d = llvm::dyn_cast<AffineDimExpr>(e)) {
+      terms.push_back(json::Array{int64_t(d.getPosition()), scale});
+      return true;
+    }
+    if (auto c = llvm::dyn_cast<AffineConstantExpr>(e)) {
+      constant += scale * c.getValue();
+      return true;
+    }
+    auto bin = llvm::dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin)
+      return false;
+    if (e.getKind() == AffineExprKind::Add)
+      return walk(bin.getLHS(), scale) && walk(bin.getRHS(), scale);
+    if (e.getKind() == AffineExprKind::Mul) {
+      if (auto c = llvm::dyn_cast<AffineConstantExpr>(bin.getRHS()))
+        return walk(bin.getLHS(), scale * c.getValue());
+      if (auto c = llvm::dyn_cast<AffineConstantExpr>(bin.getLHS()))
+        return walk(bin.getRHS(), scale * c.getValue());
+    }
+    return false;
+  };
+  if (!walk(expr, 1)) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    expr.print(os);
+    op->emitError("indexing map expression ") << text << " is not linear";
+    ok = false;
+  }
+  if (constant != 0 || terms.empty())
+    terms.push_back(json::Object{{"const", constant}});
+  return terms;
+}
+
+FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
+  json::Object entry;
+  entry["op"] = op.getName().getStringRef().str();
+  json::Array operands, results;
+  for (Value v : op.getOperands())
+    operands.push_back(idOf(v));
+  for (Value v : op.getResults()) {
+    if (failed(dtypeName(v.getType())))
+      return op.emitOpError("has a result of type ")
+             << v.getType() << ", which the runtime does not support";
+    results.push_back(idOf(v));
+  }
+  entry["operands"] = std::move(operands);
+  entry["results"] = std::move(results);
+  if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
+    if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
+      entry["value"] = f.getValueAsDouble();
+    else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
+      entry["value"] = i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
+                                                : i.getValue().getSExtValue();
+    else
+      return op.emitOpError("scalar constant ") << constant.getValue()
+                                                << " is not supported";
+  } else if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op)) {
+    entry["predicate"] = arith::stringifyCmpFPredicate(cmp.getPredicate()).str();
+  } else if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op)) {
+    entry["predicate"] = arith::stringifyCmpIPredicate(cmp.getPredicate()).str();
+  } else if (auto index = llvm::dyn_cast<linalg::IndexOp>(op)) {
+    entry["dim"] = int64_t(index.getDim());
+  }
+  static const llvm::StringSet<> supported = {
+      "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
+      "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
+      "arith.cmpf", "arith.cmpi", "arith.select", "arith.addi", "arith.subi",
+      "arith.muli", "arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp",
+      "arith.fptosi", "arith.index_cast", "arith.andi", "arith.ori", "arith.xori",
+      "arith.constant", "math.exp", "math.log", "math.tanh", "math.sqrt",
+      "math.rsqrt", "math.erf", "math.absf", "math.powf", "math.log1p",
+      "math.expm1", "linalg.index"};
+  if (!supported.contains(op.getName().getStringRef()))
+    return op.emitOpError("is not supported inside a kernel by the wsc runtime");
+  return entry;
+}
+
+FailureOr<json::Object> Emitter::emitStructured(linalg::LinalgOp op) {
+  json::Object entry;
+  entry["op"] = "linalg";
+  entry["name"] = op->getName().getStringRef().str();
+  json::Array operands, results, maps, iterators;
+  for (Value v : op->getOperands())
+    operands.push_back(idOf(v));
+  for (Value v : op->getResults())
+    results.push_back(idOf(v));
+  entry["num_inputs"] = int64_t(op.getNumDpsInputs());
+  bool ok = true;
+  for (AffineMap map : op.getIndexingMapsArray()) {
+    if (map.getNumSymbols())
+      return op->emitOpError("indexing maps with symbols are not supported");
+    json::Array exprs;
+    for (AffineExpr expr : map.getResults())
+      exprs.push_back(affineExpr(expr, op, ok));
+    maps.push_back(std::move(exprs));
+  }
+  if (!ok)
+    return failure();
+  for (utils::IteratorType it : op.getIteratorTypesArray())
+    iterators.push_back(it == utils::IteratorType::parallel ? "parallel" : "reduction");
+  entry["operands"] = std::move(operands);
+  entry["results"] = std::move(results);
+  entry["maps"] = std::move(maps);
+  entry["iterators"] = std::move(iterators);
+  Block &block = op->getRegion(0).front();
+  json::Object region;
+  json::Array args, ops, yields;
+  for (BlockArgument arg : block.getArguments()) {
+    if (failed(dtypeName(arg.getType())))
+      return op->emitOpError("has a block argument of type ")
+             << arg.getType() << ", which the runtime does not support";
+    args.push_back(idOf(arg));
+  }
+  for (Operation &inner : block.without_terminator()) {
+    FailureOr<json::Object> scalar = emitScalar(inner);
+    if (failed(scalar))
+      return failure();
+    ops.push_back(std::move(*scalar));
+  }
+  for (Value v : block.getTerminator()->getOperands())
+    yields.push_back(idOf(v));
+  region["args"] = std::move(args);
+  region["ops"] = std::move(ops);
+  region["yields"] = std::move(yields);
+  entry["region"] = std::move(region);
+  return entry;
+}
+
+LogicalResult Emitter::emitBodyOp(Operation &op, json::Array &ops) {
+  for (Value result : op.getResults()) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(result.getType());
+    if ((tensor && (!tensor.hasStaticShape() ||
+                    failed(dtypeName(tensor.getElementType())))) ||
+        (!tensor && failed(dtypeName(result.getType()))))
+      return op.emitOpError("produces ")
+             << result.getType() << ", which the wsc runtime does not support";
+  }
+  if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
+    if (!linalgOp.hasPureTensorSemantics())
+      return op.emitOpError("must have tensor semantics");
+    FailureOr<json::Object> entry = emitStructured(linalgOp);
+    if (failed(entry))
+      return failure();
+    ops.push_back(std::move(*entry));
+    return success();
+  }
+  json::Object entry;
+  entry["op"] = op.getName().getStringRef().str();
+  json::Array operands, results;
+  for (Value v : op.getOperands())
+    operands.push_back(idOf(v));
+  for (Value v : op.getResults())
+    results.push_back(idOf(v));
+  entry["operands"] = std::move(operands);
+  entry["results"] = std::move(results);
+  if (llvm::isa<tensor::EmptyOp>(op)) {
+    // shape comes from the result value
+  } else if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
+    Attribute value = constant.getValue();
+    auto emitNumber = [](Attribute a) -> json::Value {
+      if (auto f = llvm::dyn_cast<FloatAttr>(a))
+        return f.getValueAsDouble();
+      auto i = llvm::cast<IntegerAttr>(a);
+      return i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
+                                      : i.getValue().getSExtValue();
+    };
+    if (auto dense = llvm::dyn_cast<DenseElementsAttr>(value)) {
+      if (dense.isSplat()) {
+        entry["value"] = emitNumber(dense.getSplatValue<Attribute>());
+      } else {
+        json::Array flat;
+        for (Attribute a : dense.getValues<Attribute>())
+          flat.push_back(emitNumber(a));
+        entry["value"] = std::move(flat);
+      }
+    } else if (llvm::isa<FloatAttr, IntegerAttr>(value)) {
+      entry["value"] = emitNumber(value);
+    } else {
+      return op.emitOpError("constant ") << value << " is not supported by the wsc runtime";
+    }
+  } else if (auto collapse = llvm::dyn_cast<tensor::CollapseShapeOp>(op)) {
+    json::Array groups;
+    for (ReassociationIndices group : collapse.getReassociationIndices())
+      groups.push_back(toJson(group));
+    entry["reassociation"] = std::move(groups);
+  } else if (auto expand = llvm::dyn_cast<tensor::ExpandShapeOp>(op)) {
+    json::Array groups;
+    for (ReassociationIndices group : expand.getReassociationIndices())
+      groups.push_back(toJson(group));
+    entry["reassociation"] = std::move(groups);
+  } else {
+    return op.emitOpError("is not supported inside a kernel by the wsc runtime");
+  }
+  ops.push_back(std::move(entry));
+  return success();
+}
+
+FailureOr<json::Object> Emitter::emitKernel(KernelOp kernel) {
+  if (auto resultLayouts = kernel.getResultLayouts())
+    for (auto [result, layout] : llvm::zip(kernel.getResults(), *resultLayouts))
+      layouts[result] = layout;
+  json::Object step;
+  step["op"] = "kernel";
+  step["name"] = kernel.getKernelName().str();
+  step["layer"] = kernel.getLayer().str();
+  step["phase"] = stringifyKernelPhase(kernel.getPhase()).str();
+  json::Array operands, results, args, ops, yields;
+  for (Value v : kernel.getInputs())
+    operands.push_back(idOf(v));
+  for (Value v : kernel.getResults())
+    results.push_back(idOf(v));
+  Block &body = kernel.getBodyBlock();
+  for (BlockArgument arg : body.getArguments())
+    args.push_back(idOf(arg));
+  for (Operation &op : body.without_terminator())
+    if (failed(emitBodyOp(op, ops)))
+      return failure();
+  for (Value v : body.getTerminator()->getOperands())
+    yields.push_back(idOf(v));
+  int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
+  KernelCost cost = estimateKernel(kernel, dims, localBatch, target);
+  step["cost"] = json::Object{
+      {"flops", cost.flops}, {"cycles", cost.cycles}, {"pes", cost.pes}};
+  step["operands"] = std::move(operands);
+  step["results"] = std::move(results);
+  step["body"] = json::Object{
+      {"args", std::move(args)}, {"ops", std::move(ops)}, {"yields", std::move(yields)}};
+  return step;
+}
+
+FailureOr<json::Object> Emitter::emit() {
+  json::Object root;
+  root["format"] = "wsc-schedule";
+  root["version"] = kScheduleVersion;
+  root["function"] = func.getSymName().str();
+  bool training = false;
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    training |= func.getResultAttr(i, "wsc.loss") != nullptr;
+  root["kind"] = training ? "train" : "inference";
+  auto mode = module->getAttrOfType<ExecutionModeAttr>("wsc.mode");
+  if (!mode)
+    return module.emitError("module has no 'wsc.mode'; run --wsc-pipeline first");
+  root["mode"] = stringifyExecutionMode(mode.getValue()).str();
+  TargetAttr targetAttr = TargetAttr::lookup(module);
+  root["systems"] = targetAttr.getSystems();
+  root["global_batch"] = dims.getGlobalBatch();
+  root["stream_dtype"] = stringifyStreamDType(targetAttr.getWeightDtype()).str();
+  root["gradient_dtype"] = stringifyStreamDType(targetAttr.getGradientDtype()).str();
+  root["target"] = emitTarget();
+
+  json::Array params;
+  for (auto param : module.getOps<ParamOp>()) {
+    OptimizerAttr o = param.getOptimizer();
+    json::Object opt{{"name", stringifyOptimizerKind(o.getKind()).str()},
+                     {"lr", o.getLr().convertToDouble()}};
+    if (o.getKind() == OptimizerKind::SGD) {
+      opt["momentum"] = o.getMomentum().convertToDouble();
+      opt["dampening"] = o.getDampening().convertToDouble();
+      opt["nesterov"] = o.getNesterov();
+    } else {
+      opt["beta1"] = o.getBeta1().convertToDouble();
+      opt["beta2"] = o.getBeta2().convertToDouble();
+      opt["eps"] = o.getEps().convertToDouble();
+      opt["amsgrad"] = o.getAmsgrad();
+    }
+    opt["weight_decay"] = o.getWeightDecay().convertToDouble();
+    params.push_back(json::Object{
+        {"name", param.getSymName().str()},
+        {"shape", toJson(param.getTensorType().getShape())},
+        {"dtype", "f32"},
+        {"optimizer", std::move(opt)}});
+  }
+  root["params"] = std::move(params);
+
+  json::Array inputs;
+  for (BlockArgument arg : func.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    bool isInput = func.getArgAttr(i, "wsc.input") != nullptr;
+    bool isLabel = func.getArgAttr(i, "wsc.label") != nullptr;
+    if (!isInput && !isLabel)
+      return func.emitError("argument #")
+             << i << " is neither a wsc.input nor a wsc.label; were all "
+             << "parameters lowered to MemoryX?";
+    if (!type || !type.hasStaticShape() || failed(dtypeName(type.getElementType())))
+      return func.emitError("argument #") << i << " has unsupported type " << arg.getType();
+    auto index = func.getArgAttrOfType<IntegerAttr>(i, isInput ? "wsc.input" : "wsc.label");
+    json::Object entry{
+        {"name", (isInput ? "input" : "label") + std::to_string(index ? index.getInt() : 0)},
+        {"role", isInput ? "input" : "label"},
+        {"value", idOf(arg)},
+        {"dtype", *dtypeName(type.getElementType())},
+        {"shape", toJson(type.getShape())}};
+    if (auto classes = func.getArgAttrOfType<IntegerAttr>(i, "wsc.num_classes"))
+      entry["num_classes"] = classes.getInt();
+    inputs.push_back(std::move(entry));
+  }
+  root["inputs"] = std::move(inputs);
+
+  json::Array steps, outputs;
+  for (Operation &op : func.getBody().front()) {
+    if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
+      FailureOr<json::Object> step = emitKernel(kernel);
+      if (failed(step))
+        return failure();
+      steps.push_back(std::move(*step));
+    } else if (auto stream = llvm::dyn_cast<StreamOp>(op)) {
+      // A stream feeds SwarmX broadcasts; the broadcast emits the step.
+    } else if (auto broadcast = llvm::dyn_cast<BroadcastOp>(op)) {
+      auto stream = broadcast.getInput().getDefiningOp<StreamOp>();
+      if (!stream)
+        return op.emitOpError("must broadcast a wsc.memx.stream");
+      steps.push_back(json::Object{
+          {"op", "weight_stream"},
+          {"param", stream.getParam().str()},
+          {"order", stringifyStreamOrder(stream.getOrder()).str()},
+          {"dtype", *dtypeName(stream.getStream().getType().getElementType())},
+          {"result", idOf(broadcast.getOutput())},
+          {"bytes", stream.getStream().getType().getNumBytes()}});
+    } else if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
+      // Emitted with the update that consumes it.
+    } else if (auto update = llvm::dyn_cast<UpdateOp>(op)) {
+      auto reduce = update.getGradient().getDefiningOp<ReduceOp>();
+      if (!reduce)
+        return op.emitOpError("must consume a wsc.swarmx.reduce");
+      steps.push_back(json::Object{
+          {"op", "gradient_stream"},
+          {"param", update.getParam().str()},
+          {"operand", idOf(reduce.getPartial())},
+          {"order", stringifyStreamOrder(reduce.getOrder()).str()},
+          {"bytes", reduce.getStream().getType().getNumBytes()}});
+    } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
+      layouts[convert.getOutput()] = convert.getTo();
+      auto tensor = convert.getInput().getType();
+      int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
+      ::wsc::model::Tile from = tileOf(localShape(tensor, dims.lookup(convert.getInput()),
+                                           dims.getGlobalBatch(), localBatch),
+                                convert.getFrom(), target);
+      // Every element crosses the fabric once, limited by the busiest PE.
+      double cycles = double(from.elementsPerPe) * 4.0 /
+                          double(target.fabricBytesPerCycle) +
+                      double(target.gridX + target.gridY);
+      steps.push_back(json::Object{{"op", "layout_convert"},
+                                   {"operand", idOf(convert.getInput())},
+                                   {"result", idOf(convert.getOutput())},
+                                   {"cycles", cycles}});
+    } else if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
+      for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+        bool loss = func.getResultAttr(i, "wsc.loss") != nullptr;
+        auto index = func.getResultAttrOfType<IntegerAttr>(i, "wsc.output");
+        if (!loss && !index)
+          return func.emitError("result #")
+                 << i << " is neither the loss nor a wsc.output";
+        outputs.push_back(json::Object{
+            {"name", loss ? std::string("loss")
+                          : "output" + std::to_string(index.getInt())},
+            {"role", loss ? "loss" : "output"},
+            {"value", idOf(value)}});
+      }
+    } else {
+      return op.emitOpError("cannot be scheduled; expected wsc kernels, "
+                            "streams and layout conversions only");
+    }
+  }
+  root["outputs"] = std::move(outputs);
+  root["steps"] = std::move(steps);
+  root["values"] = std::move(values);
+  return root;
+}
+
+} // namespace
+
+LogicalResult mlir::wsc::emitSchedule(ModuleOp module, llvm::raw_ostream &os) {
+  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (funcs.size() != 1)
+    return module.emitError("expected exactly one function, found ") << funcs.size();
+  FailureOr<BatchDims> dims = BatchDims::compute(funcs.front());
+  if (failed(dims))
+    return failure();
+  Emitter emitter(module, funcs.front(), *dims);
+  FailureOr<json::Object> root = emitter.emit();
+  if (failed(root))
+    return failure();
+  os << llvm::formatv("{0:2}", json::Value(std::move(*root))) << "\n";
+  return success();
+}

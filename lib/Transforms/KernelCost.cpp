@@ -1,0 +1,141 @@
+//===- KernelCost.cpp - apply the cost model to wsc IR --------------------===//
+
+#include "wsc/Transforms/KernelCost.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace mlir::wsc;
+
+::wsc::model::TargetSpec mlir::wsc::toTargetSpec(TargetAttr t) {
+  ::wsc::model::TargetSpec spec;
+  spec.gridX = t.getGridX();
+  spec.gridY = t.getGridY();
+  spec.sramPerPe = t.getSramPerPe();
+  spec.clockHz = t.getClockHz().convertToDouble();
+  spec.fmacsPerPe = t.getFmacsPerPe();
+  spec.fabricBytesPerCycle = t.getFabricBytesPerCycle();
+  spec.ioBandwidth = t.getIoBandwidth().convertToDouble();
+  spec.systems = t.getSystems();
+  spec.swarmxFanout = t.getSwarmxFanout();
+  spec.swarmxHopLatency = t.getSwarmxHopLatency().convertToDouble();
+  spec.memxCapacity = t.getMemxCapacity().convertToDouble();
+  spec.memxFlops = t.getMemxFlops().convertToDouble();
+  return spec;
+}
+
+std::vector<int64_t> mlir::wsc::localShape(ShapedType type,
+                                           std::optional<int64_t> batchDim,
+                                           int64_t globalBatch, int64_t localBatch) {
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  if (batchDim && globalBatch > 0)
+    shape[*batchDim] = shape[*batchDim] / globalBatch * localBatch;
+  return shape;
+}
+
+double mlir::wsc::localBytes(Value value, const BatchDims &dims, int64_t localBatch) {
+  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return 0;
+  double elements = 1;
+  for (int64_t d : localShape(type, dims.lookup(value), dims.getGlobalBatch(), localBatch))
+    elements *= double(d);
+  return elements * 4.0;
+}
+
+LayoutAttr mlir::wsc::defaultLayout(MLIRContext *ctx, int64_t rank,
+                                    std::optional<int64_t> batchDim) {
+  Builder b(ctx);
+  SmallVector<Attribute> dims, x, y;
+  for (int64_t i = 0; i < rank; ++i) {
+    std::string name;
+    if (batchDim && *batchDim == i)
+      name = "b";
+    else if (i == rank - 1)
+      name = "h";
+    else if (!batchDim && rank == 2)
+      name = "h1";
+    else
+      name = "d" + std::to_string(i);
+    dims.push_back(b.getStringAttr(name));
+    // Features (the last dim) over x; the batch and the other dims over y
+    // for activations; weights are broadcast along y.
+    if (i == rank - 1 && !(batchDim && *batchDim == i))
+      x.push_back(dims.back());
+    else if (batchDim)
+      y.push_back(dims.back());
+  }
+  return LayoutAttr::get(ctx, b.getArrayAttr(dims), b.getArrayAttr(x),
+                         b.getArrayAttr(y));
+}
+
+::wsc::model::Tile mlir::wsc::tileOf(ArrayRef<int64_t> shape, LayoutAttr layout,
+                              const ::wsc::model::TargetSpec &target) {
+  std::vector<int64_t> s(shape.begin(), shape.end());
+  SmallVector<int64_t> xs = layout.getXDims(), ys = layout.getYDims();
+  return ::wsc::model::distribute(s, std::vector<int64_t>(xs.begin(), xs.end()),
+                           std::vector<int64_t>(ys.begin(), ys.end()), target);
+}
+
+/// A structured op is a contraction when its body multiplies and adds.
+static bool isContraction(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  bool mul = false, add = false;
+  for (Operation &inner : op->getRegion(0).front()) {
+    mul |= llvm::isa<arith::MulFOp>(inner);
+    add |= llvm::isa<arith::AddFOp>(inner);
+  }
+  return mul && add;
+}
+
+KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
+                                     int64_t localBatch,
+                                     const ::wsc::model::TargetSpec &target) {
+  // The kernel runs in the layout of its largest batch-carrying tensor.
+  Value primary;
+  double primaryBytes = -1;
+  auto consider = [&](Value v) {
+    double bytes = localBytes(v, dims, localBatch);
+    if (dims.lookup(v) && bytes > primaryBytes) {
+      primary = v;
+      primaryBytes = bytes;
+    }
+  };
+  for (Value v : kernel.getBodyBlock().getArguments())
+    consider(v);
+  for (Value v : kernel.getResults())
+    consider(v);
+  ::wsc::model::Tile tile;
+  if (primary) {
+    auto type = llvm::cast<RankedTensorType>(primary.getType());
+    std::optional<int64_t> batchDim = dims.lookup(primary);
+    tile = tileOf(localShape(type, batchDim, dims.getGlobalBatch(), localBatch),
+                  defaultLayout(kernel.getContext(), type.getRank(), batchDim),
+                  target);
+  }
+  KernelCost cost;
+  cost.pes = tile.pes();
+  kernel.getBodyBlock().walk([&](linalg::LinalgOp op) {
+    ::wsc::model::OpWork work;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    // Loop ranges come from the global-batch shapes: scale the batch loop.
+    work.iterations = 1;
+    for (int64_t r : ranges)
+      work.iterations *= double(std::max<int64_t>(r, 1));
+    bool batched = llvm::any_of(op->getOperands(), [&](Value v) {
+      return dims.lookup(v).has_value();
+    });
+    if (batched && dims.getGlobalBatch() > 0)
+      work.iterations = work.iterations / double(dims.getGlobalBatch()) * double(localBatch);
+    work.contraction = isContraction(op);
+    work.reduces = op.getNumReductionLoops() > 0;
+    work.bodyOps = std::max<int64_t>(
+        1, int64_t(op->getRegion(0).front().getOperations().size()) - 1);
+    for (Value result : op->getResults())
+      work.outputElements += localBytes(result, dims, localBatch) / 4.0;
+    cost.flops += work.contraction ? 2 * work.iterations : work.iterations * work.bodyOps;
+    cost.cycles += ::wsc::model::opCycles(work, tile, target);
+  });
+  return cost;
+}

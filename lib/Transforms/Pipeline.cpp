@@ -1,0 +1,32 @@
+//===- Pipeline.cpp - the --wsc-pipeline compile pipeline -----------------===//
+
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::wsc;
+
+void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createWSCAttachTarget(
+      WSCAttachTargetOptions{options.target, options.systems, options.streamDType}));
+  pm.addPass(createWSCFormKernels());
+  pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
+  pm.addPass(createWSCAssignLayouts());
+  pm.addPass(createWSCLowerWeightStreaming(
+      WSCLowerWeightStreamingOptions{options.streamDType}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::wsc::registerPipelines() {
+  registerWSCPasses();
+  PassPipelineRegistration<PipelineOptions>(
+      "wsc-pipeline",
+      "Compile an exported training step for a weight-streaming cluster",
+      buildPipeline);
+}

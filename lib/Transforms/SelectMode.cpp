@@ -1,0 +1,124 @@
+//===- SelectMode.cpp - weight-streaming or layer-pipelined ---------------===//
+
+#include "wsc/Transforms/KernelCost.h"
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#define DEBUG_TYPE "wsc-select-mode"
+
+namespace mlir::wsc {
+#define GEN_PASS_DEF_WSCSELECTMODE
+#include "wsc/Transforms/Passes.h.inc"
+} // namespace mlir::wsc
+
+using namespace mlir;
+using namespace mlir::wsc;
+
+namespace {
+
+std::string formatBytes(double bytes) {
+  const char *units[] = {"B", "KB", "MB", "GB", "TB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return llvm::formatv("{0:F1} {1}", bytes, units[unit]).str();
+}
+
+/// FP32 words kept per parameter on the wafer: weight, gradient, and the
+/// optimizer's state.
+int64_t stateWords(ModuleOp module) {
+  auto optimizer = module->getAttrOfType<DictionaryAttr>("wsc.optimizer");
+  if (!optimizer)
+    return 2;
+  auto name = optimizer.getAs<StringAttr>("name");
+  if (name && (name.getValue() == "adam" || name.getValue() == "adamw")) {
+    auto amsgrad = optimizer.getAs<BoolAttr>("amsgrad");
+    return amsgrad && amsgrad.getValue() ? 5 : 4;
+  }
+  auto momentum = optimizer.getAs<FloatAttr>("momentum");
+  return momentum && momentum.getValueAsDouble() != 0 ? 3 : 2;
+}
+
+struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<ExecutionMode> forced;
+    if (mode == "weight_streaming")
+      forced = ExecutionMode::WeightStreaming;
+    else if (mode == "layer_pipelined")
+      forced = ExecutionMode::LayerPipelined;
+    else if (mode != "auto") {
+      module.emitError("unknown mode '")
+          << mode << "'; expected auto, weight_streaming or layer_pipelined";
+      return signalPassFailure();
+    }
+    if (forced == ExecutionMode::LayerPipelined) {
+      module.emitError("layer-pipelined lowering is not implemented yet; use "
+                       "mode=weight_streaming or mode=auto");
+      return signalPassFailure();
+    }
+
+    auto funcs = module.getOps<func::FuncOp>();
+    if (funcs.empty()) {
+      module.emitError("no function to compile");
+      return signalPassFailure();
+    }
+    func::FuncOp func = *funcs.begin();
+    FailureOr<BatchDims> dims = BatchDims::compute(func);
+    if (failed(dims))
+      return signalPassFailure();
+    TargetAttr target = TargetAttr::lookup(module);
+    ::wsc::model::TargetSpec spec = toTargetSpec(target);
+
+    double params = 0;
+    for (BlockArgument arg : func.getArguments())
+      if (func.getArgAttr(arg.getArgNumber(), "wsc.param"))
+        params += double(llvm::cast<ShapedType>(arg.getType()).getNumElements());
+    for (auto param : module.getOps<ParamOp>())
+      params += double(param.getTensorType().getNumElements());
+
+    // Per-sample activations each forward kernel keeps for later kernels.
+    std::vector<double> stages;
+    int64_t batch = std::max<int64_t>(dims->getGlobalBatch(), 1);
+    func.walk([&](KernelOp kernel) {
+      if (kernel.getPhase() != KernelPhase::Forward)
+        return;
+      double bytes = 0;
+      for (Value result : kernel.getResults())
+        bytes += localBytes(result, *dims, 1);
+      stages.push_back(bytes);
+    });
+    ::wsc::model::PipelineFootprint fp =
+        ::wsc::model::layerPipelinedFootprint(params, stateWords(module), stages);
+    double wafer = spec.waferSramBytes();
+    bool fits = fp.total() <= wafer;
+    ExecutionMode chosen = forced.value_or(
+        fits ? ExecutionMode::LayerPipelined : ExecutionMode::WeightStreaming);
+
+    std::string numbers = llvm::formatv(
+        "layer-pipelined footprint {0} (weights, gradients and optimizer "
+        "state {1}; activations {2}; pipeline buffers {3}; {4} stages, "
+        "{5:F0} parameters, batch {6}) {7} wafer SRAM {8}",
+        formatBytes(fp.total()), formatBytes(fp.weightBytes),
+        formatBytes(fp.activationBytes), formatBytes(fp.bufferBytes),
+        stages.size(), params, batch, fits ? "fits in" : "exceeds",
+        formatBytes(wafer));
+    module.emitRemark() << "mode " << stringifyExecutionMode(chosen)
+                        << (forced ? " (forced)" : " (auto)") << ": " << numbers;
+    if (chosen == ExecutionMode::LayerPipelined) {
+      module.emitWarning("mode=auto chose layer_pipelined, which is not "
+                         "implemented yet; compiling in weight_streaming mode");
+      chosen = ExecutionMode::WeightStreaming;
+    }
+    module->setAttr("wsc.mode", ExecutionModeAttr::get(&getContext(), chosen));
+  }
+};
+
+} // namespace

@@ -1,0 +1,1 @@
+"""wsc: compile PyTorch training steps for weight-streaming wafer-scale systems."""

@@ -1,0 +1,26 @@
+//===- wsc-opt.cpp - the wsc optimizer driver -----------------------------===//
+//
+// mlir-opt with the wsc dialect and passes: every upstream dialect and
+// pass is registered too, so the usual flags work unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Dialect/WSC/WSCDialect.h"
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::wsc::registerPipelines();
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::wsc::WSCDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "wsc optimizer driver\n", registry));
+}

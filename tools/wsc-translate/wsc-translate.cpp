@@ -1,0 +1,10 @@
+//===- wsc-translate.cpp - wsc translations driver ------------------------===//
+
+#include "wsc/Target/ScheduleEmitter.h"
+
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+
+int main(int argc, char **argv) {
+  mlir::wsc::registerToScheduleTranslation();
+  return mlir::failed(mlir::mlirTranslateMain(argc, argv, "wsc translation driver\n"));
+}
