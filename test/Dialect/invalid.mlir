@@ -1,0 +1,283 @@
+// RUN: wsc-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{wafer grid must be positive, got 0x4}}
+module attributes {wsc.target = #wsc.target<grid_x = 0, grid_y = 4>} {}
+
+// -----
+
+// expected-error @+1 {{sram_per_pe must be positive, got -1}}
+module attributes {wsc.target = #wsc.target<sram_per_pe = -1>} {}
+
+// -----
+
+// expected-error @+1 {{fmacs_per_pe and fabric_bytes_per_cycle must be positive}}
+module attributes {wsc.target = #wsc.target<fmacs_per_pe = 0>} {}
+
+// -----
+
+// expected-error @+1 {{systems must be positive, got 0}}
+module attributes {wsc.target = #wsc.target<systems = 0>} {}
+
+// -----
+
+// expected-error @+1 {{swarmx_fanout must be at least 2, got 1}}
+module attributes {wsc.target = #wsc.target<swarmx_fanout = 1>} {}
+
+// -----
+
+// expected-error @+1 {{clock_hz, io_bandwidth, memx_capacity and memx_flops must be positive}}
+module attributes {wsc.target = #wsc.target<io_bandwidth = 0.0>} {}
+
+// -----
+
+// expected-error @+1 {{layout dims must be strings, got 1 : i64}}
+module attributes {l = #wsc.layout<dims = [1], x = [], y = []>} {}
+
+// -----
+
+// expected-error @+1 {{layout x dims must be strings, got 1 : i64}}
+module attributes {l = #wsc.layout<dims = ["b"], x = [1], y = []>} {}
+
+// -----
+
+// expected-error @+1 {{layout y dims must be strings, got 1 : i64}}
+module attributes {l = #wsc.layout<dims = ["b"], x = [], y = [1]>} {}
+
+// -----
+
+// expected-error @+1 {{layout names tensor dim "b" twice}}
+module attributes {l = #wsc.layout<dims = ["b", "b"], x = [], y = []>} {}
+
+// -----
+
+// expected-error @+1 {{layout maps unknown dim 'h' to wafer axis x}}
+module attributes {l = #wsc.layout<dims = ["b"], x = ["h"], y = []>} {}
+
+// -----
+
+// expected-error @+1 {{tensor dim 'h' mapped to two wafer axes (x and y)}}
+module attributes {l = #wsc.layout<dims = ["b", "h"], x = ["h"], y = ["h"]>} {}
+
+// -----
+
+// expected-error @+1 {{tensor dim 'h' listed twice on wafer axis x}}
+module attributes {l = #wsc.layout<dims = ["b", "h"], x = ["h", "h"], y = []>} {}
+
+// -----
+
+// expected-error @+1 {{rect origin must be non-negative, got (-1, 0)}}
+module attributes {r = #wsc.rect<x = -1, y = 0, w = 1, h = 1>} {}
+
+// -----
+
+// expected-error @+1 {{rect extent must be positive, got 0x1}}
+module attributes {r = #wsc.rect<x = 0, y = 0, w = 0, h = 1>} {}
+
+// -----
+
+// expected-error @+1 {{optimizer lr must be non-negative, got -1.000000e+00}}
+module attributes {o = #wsc.optimizer<sgd, lr = -1.0>} {}
+
+// -----
+
+// expected-error @+1 {{optimizer weight_decay must be non-negative}}
+module attributes {o = #wsc.optimizer<adam, weight_decay = -1.0>} {}
+
+// -----
+
+// expected-error @+1 {{sgd momentum must be non-negative, got -5.000000e-01}}
+module attributes {o = #wsc.optimizer<sgd, momentum = -0.5>} {}
+
+// -----
+
+// expected-error @+1 {{sgd nesterov requires momentum > 0 and dampening = 0}}
+module attributes {o = #wsc.optimizer<sgd, nesterov = true>} {}
+
+// -----
+
+// expected-error @+1 {{adam betas must lie in [0, 1), got (1.000000e+00, 9.990000e-01)}}
+module attributes {o = #wsc.optimizer<adam, beta1 = 1.0>} {}
+
+// -----
+
+// expected-error @+1 {{adam eps must be non-negative, got -1.000000e+00}}
+module attributes {o = #wsc.optimizer<adamw, eps = -1.0>} {}
+
+// -----
+
+// expected-error @+2 {{expected 'true' or 'false'}}
+// expected-error @+1 {{failed to parse WSC_OptimizerAttr parameter 'nesterov' which is to be a `bool`}}
+module attributes {o = #wsc.optimizer<sgd, nesterov = 1>} {}
+
+// -----
+
+// expected-error @+1 {{stream element type must be a float, got 'i32'}}
+func.func private @f(!wsc.stream<tensor<4xi32>>)
+
+// -----
+
+// expected-error @+1 {{stream shape must be static}}
+func.func private @f(!wsc.stream<tensor<?xf16>>)
+
+// -----
+
+// expected-error @+1 {{parameter shape must be static}}
+wsc.memx.param @w : tensor<?xf32> optimizer(<sgd>)
+
+// -----
+
+// expected-error @+1 {{MemoryX keeps FP32 master weights, got element type 'f16'}}
+wsc.memx.param @w : tensor<4xf16> optimizer(<sgd>)
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{references @missing, which is not a wsc.memx.param}}
+  %s = wsc.memx.stream @missing order(<row_major>) : !wsc.stream<tensor<4xf16>>
+  return
+}
+
+// -----
+
+wsc.memx.param @w : tensor<4x3xf32> optimizer(<sgd>)
+func.func @f() {
+  // expected-error @+1 {{stream shape does not match parameter @w streamed in row_major order}}
+  %s = wsc.memx.stream @w order(<row_major>) : !wsc.stream<tensor<3x4xf16>>
+  return
+}
+
+// -----
+
+wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f() {
+  // expected-error @+1 {{transposed order needs a 2-D tensor, got rank 1}}
+  %s = wsc.memx.stream @w order(<transposed>) : !wsc.stream<tensor<4xf16>>
+  return
+}
+
+// -----
+
+wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f(%g: !wsc.stream<tensor<4xf16>>) {
+  // expected-error @+1 {{gradients reach MemoryX in FP32, got 'f16'}}
+  wsc.memx.update @w(%g) : !wsc.stream<tensor<4xf16>>
+  return
+}
+
+// -----
+
+wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f(%g: !wsc.stream<tensor<5xf32>>) {
+  // expected-error @+1 {{gradient shape does not match parameter @w}}
+  wsc.memx.update @w(%g) : !wsc.stream<tensor<5xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4x3xf32>) {
+  // expected-error @+1 {{stream shape does not match the partial gradient in transposed order}}
+  %s = wsc.swarmx.reduce %g order(<transposed>) : tensor<4x3xf32> -> !wsc.stream<tensor<4x3xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4xf32>) {
+  // expected-error @+1 {{transposed order needs a 2-D tensor, got rank 1}}
+  %s = wsc.swarmx.reduce %g order(<transposed>) : tensor<4xf32> -> !wsc.stream<tensor<4xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4xf16>) {
+  // expected-error @+1 {{SwarmX reduces gradients in FP32}}
+  %s = wsc.swarmx.reduce %g order(<row_major>) : tensor<4xf16> -> !wsc.stream<tensor<4xf16>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{body has 0 arguments for 1 operands}}
+  %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+    %e = tensor.empty() : tensor<4xf32>
+    wsc.yield %e : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%s: !wsc.stream<tensor<4xf16>>) {
+  // expected-error @+1 {{body argument #0 has type 'tensor<4xf16>' but operand #0 arrives as 'tensor<4xf32>'}}
+  %0 = wsc.kernel "k" layer("k") phase(<forward>) (%s) : (!wsc.stream<tensor<4xf16>>) -> tensor<4xf16> {
+  ^bb0(%a: tensor<4xf16>):
+    wsc.yield %a : tensor<4xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{yields ('tensor<4xf32>') but returns ('tensor<5xf32>')}}
+  %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<5xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{has 2 operand layouts for 1 operands}}
+  %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) {operand_layouts = [unit, unit]} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{result layout #0 must be a #wsc.layout or unit, got 1 : i64}}
+  %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) {result_layouts = [1]} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%s: !wsc.stream<tensor<4xf16>>) {
+  // expected-error @+1 {{operand #0 is a stream and cannot have a layout}}
+  %0 = wsc.kernel "k" layer("k") phase(<forward>) (%s) {operand_layouts = [#wsc.layout<dims = ["h"], x = ["h"], y = []>]} : (!wsc.stream<tensor<4xf16>>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{operand layout #0 names 2 dims for a rank-1 tensor}}
+  %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = ["h"], y = []>]} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
+  // expected-error @+1 {{layouts must name one dim per tensor dim (rank 1)}}
+  %0 = wsc.layout_convert %x from(#wsc.layout<dims = ["b", "h"], x = [], y = []>) to(#wsc.layout<dims = ["h"], x = [], y = []>) : tensor<4xf32>
+  return
+}

@@ -1,0 +1,77 @@
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels | FileCheck %s
+// RUN: wsc-opt %s --wsc-form-kernels -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SPLIT
+
+// A two-layer MLP with MSE: forward kernels per layer with their epilogues,
+// a loss kernel fed by the labels, backward kernels in reverse layer order.
+// Weight transposes are rematerialised inside each kernel, never passed.
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: (%[[W0:.*]]: tensor<3x4xf32> {wsc.param = "0.weight"}, %[[W2:.*]]: tensor<2x3xf32> {wsc.param = "2.weight"}, %[[X:.*]]: tensor<8x4xf32> {wsc.input = 0 : i64}, %[[Y:.*]]: tensor<8x2xf32> {wsc.label = 0 : i64})
+// CHECK: %[[H:.*]] = wsc.kernel "0.fwd" layer("0") phase(<forward>) (%[[X]], %[[W0]])
+// CHECK:   linalg.transpose
+// CHECK:   linalg.matmul
+// CHECK:   arith.cmpf ugt
+// CHECK:   wsc.yield
+// CHECK: %[[O:.*]] = wsc.kernel "2.fwd" layer("2") phase(<forward>) (%[[H]], %[[W2]])
+// CHECK: %[[L:.*]]:3 = wsc.kernel "loss" layer("loss") phase(<loss>) (%[[O]], %[[Y]])
+// CHECK: %[[B2:.*]]:2 = wsc.kernel "2.bwd" layer("2") phase(<backward>)
+// CHECK: %[[B0:.*]] = wsc.kernel "0.bwd" layer("0") phase(<backward>)
+// CHECK: return %[[L]]#0, %[[B0]], %[[B2]]#{{[0-9]}}
+// CHECK-NOT: linalg.
+
+// -----
+
+// Kernel formation is idempotent: a function that has kernels is left alone.
+// SPLIT-LABEL: func.func @already_formed
+func.func @already_formed(%x: tensor<2x2xf32> {wsc.input = 0 : i64}) -> (tensor<2x2xf32> {wsc.output = 0 : i64}) {
+  // SPLIT: wsc.kernel "k"
+  %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<2x2xf32>) -> tensor<2x2xf32> {
+  ^bb0(%a: tensor<2x2xf32>):
+    wsc.yield %a : tensor<2x2xf32>
+  }
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// Inference: every op is a forward op; the producer rule fuses the
+// elementwise op into the layer of the contraction.
+// SPLIT-LABEL: func.func @forward
+func.func @forward(%w: tensor<3x4xf32> {wsc.param = "fc.weight"}, %x: tensor<2x4xf32> {wsc.input = 0 : i64}) -> (tensor<2x3xf32> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x3xf32>
+  %t = linalg.transpose ins(%w : tensor<3x4xf32>) outs(%e : tensor<4x3xf32>) permutation = [1, 0]
+  %o = tensor.empty() : tensor<2x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%o : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %m = linalg.matmul ins(%x, %t : tensor<2x4xf32>, tensor<4x3xf32>) outs(%f : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<2x3xf32>) outs(%o : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = math.tanh %in : f32
+    linalg.yield %c : f32
+  } -> tensor<2x3xf32>
+  // SPLIT: %[[K:.*]] = wsc.kernel "fc.fwd" layer("fc") phase(<forward>)
+  // SPLIT: math.tanh
+  // SPLIT: return %[[K]]
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// A gradient that does not depend on the batch (an unused parameter).
+// expected-error @+1 {{gradient of 'unused.weight' does not depend on the batch}}
+func.func @unused(%w: tensor<2xf32> {wsc.param = "unused.weight"}, %x: tensor<2x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<2xf32> {wsc.grad = "unused.weight"}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %l = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %g0 = tensor.empty() : tensor<2xf32>
+  %g = linalg.fill ins(%zero : f32) outs(%g0 : tensor<2xf32>) -> tensor<2xf32>
+  return %l, %g : tensor<f32>, tensor<2xf32>
+}
+
+// -----
+
+// Side effects are outside the pure tensor programs wsc compiles.
+func.func @effects(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+  // expected-error @+1 {{has side effects}}
+  %m = memref.alloc() : memref<2xf32>
+  return %x : tensor<2xf32>
+}

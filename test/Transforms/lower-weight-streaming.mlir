@@ -1,0 +1,83 @@
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-lower-weight-streaming | FileCheck %s
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-lower-weight-streaming=stream-dtype=f32 | FileCheck %s --check-prefix=F32
+// RUN: wsc-opt %s --wsc-lower-weight-streaming -split-input-file -verify-diagnostics
+
+// Parameters become MemoryX symbols with their optimizer; the function keeps
+// only inputs, labels and the loss.
+// CHECK: wsc.memx.param @"0.weight" : tensor<3x4xf32> optimizer(<sgd, lr = 5.000000e-01>)
+// CHECK: wsc.memx.param @"2.weight" : tensor<2x3xf32> optimizer(<sgd, lr = 5.000000e-01>)
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32> {wsc.input = 0 : i64}, %[[Y:.*]]: tensor<8x2xf32> {wsc.label = 0 : i64}) -> (tensor<f32> {wsc.loss})
+// Layer 2's forward weights are issued before layer 0's kernel: a prefetch.
+// CHECK: %[[S0:.*]] = wsc.memx.stream @"0.weight" order(<row_major>) : <tensor<3x4xf16>>
+// CHECK: %[[B0:.*]] = wsc.swarmx.broadcast %[[S0]]
+// CHECK: %[[S2:.*]] = wsc.memx.stream @"2.weight" order(<row_major>) : <tensor<2x3xf16>>
+// CHECK: %[[B2:.*]] = wsc.swarmx.broadcast %[[S2]]
+// CHECK: %[[H:.*]] = wsc.kernel "0.fwd" {{.*}}(%[[X]], %[[B0]])
+// CHECK: wsc.kernel "2.fwd" {{.*}}(%[[H]], %[[B2]])
+// The backward stream is transposed; the body transposes it back.
+// CHECK: %[[T2:.*]] = wsc.memx.stream @"2.weight" order(<transposed>) : <tensor<3x2xf16>>
+// CHECK: %[[TB2:.*]] = wsc.swarmx.broadcast %[[T2]]
+// CHECK: wsc.kernel "loss"
+// CHECK: %[[G2:.*]]:2 = wsc.kernel "2.bwd" {{.*}}%[[TB2]]
+// CHECK-NEXT: ^bb0({{.*}}: tensor<3x2xf32>
+// CHECK: linalg.transpose
+// Gradients are summed by SwarmX and applied by MemoryX right away.
+// CHECK: %[[R2:.*]] = wsc.swarmx.reduce %[[G2]]#{{[01]}} order(<row_major>) : tensor<2x3xf32> -> <tensor<2x3xf32>>
+// CHECK-NEXT: wsc.memx.update @"2.weight"(%[[R2]])
+// CHECK: %[[G0:.*]] = wsc.kernel "0.bwd"
+// CHECK: %[[R0:.*]] = wsc.swarmx.reduce %[[G0]]
+// CHECK-NEXT: wsc.memx.update @"0.weight"(%[[R0]])
+// CHECK: return {{.*}} : tensor<f32>
+
+// F32: wsc.memx.stream @"0.weight" order(<row_major>) : <tensor<3x4xf32>>
+
+// -----
+
+// expected-error @+1 {{training module has no 'wsc.optimizer' attribute}}
+module {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{wsc.optimizer: unknown optimizer "lion"}}
+module attributes {wsc.optimizer = {name = "lion"}} {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{wsc.optimizer: unknown field 'betas'}}
+module attributes {wsc.optimizer = {name = "adam", betas = 0.9 : f64}} {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{sgd nesterov requires momentum > 0 and dampening = 0}}
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64, nesterov = true}} {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<2xf32> {wsc.output = 0 : i64}, tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    // expected-error @+1 {{uses parameter 'w' outside a kernel; run wsc-form-kernels first}}
+    return %w, %c : tensor<2xf32>, tensor<f32>
+  }
+}

@@ -1,0 +1,21 @@
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode -o %t 2>&1 | FileCheck %s --check-prefix=AUTO
+// RUN: FileCheck %s --check-prefix=AUTOIR < %t
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target="target=tiny" --wsc-form-kernels --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=TINY
+// RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined 2>&1 | FileCheck %s --check-prefix=LP
+// RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=fast 2>&1 | FileCheck %s --check-prefix=BAD
+
+// The tiny MLP fits on a CS-2 wafer: auto would pick layer-pipelined, which
+// is not lowered yet, so it warns and compiles for weight streaming.
+// AUTO: remark: mode layer_pipelined (auto): layer-pipelined footprint {{.*}} (weights, gradients and optimizer state 144.0 B; activations 20.0 B; pipeline buffers 24.0 B; 2 stages, 18 parameters, batch 8) fits in wafer SRAM 38.9 GB
+// AUTO: warning: mode=auto chose layer_pipelined, which is not implemented yet; compiling in weight_streaming mode
+// AUTOIR: module attributes {{.*}}wsc.mode = #wsc.mode<weight_streaming>
+
+// FORCED: remark: mode weight_streaming (forced)
+// FORCED-NOT: warning
+
+// A 16x16 wafer holds 12 KB: the same model still fits.
+// TINY: fits in wafer SRAM 12.0 MB
+
+// LP: error: layer-pipelined lowering is not implemented yet
+// BAD: error: unknown mode 'fast'; expected auto, weight_streaming or layer_pipelined
