@@ -110,10 +110,10 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
         formatBytes(fp.activationBytes), formatBytes(fp.bufferBytes),
         stages.size(), params, batch, fits ? "fits in" : "exceeds",
         formatBytes(wafer));
-    module.emitRemark() << "mode " << stringifyExecutionMode(chosen)
+    mlir::emitRemark(module.getLoc()) << "mode " << stringifyExecutionMode(chosen)
                         << (forced ? " (forced)" : " (auto)") << ": " << numbers;
     if (chosen == ExecutionMode::LayerPipelined) {
-      module.emitWarning("mode=auto chose layer_pipelined, which is not "
+      mlir::emitWarning(module.getLoc(), "mode=auto chose layer_pipelined, which is not "
                          "implemented yet; compiling in weight_streaming mode");
       chosen = ExecutionMode::WeightStreaming;
     }

@@ -1,1 +1,9 @@
-"""wsc: compile PyTorch training steps for weight-streaming wafer-scale systems."""
+"""wsc: compile PyTorch training steps for weight-streaming wafer-scale clusters.
+
+    prog = wsc.compile(model, loss_fn, optimizer, inputs, targets, systems=4)
+    loss = prog.step(inputs, targets)
+"""
+from ._tools import CompileError
+from .api import Program, ProgramIR, compile
+
+__all__ = ["compile", "Program", "ProgramIR", "CompileError"]

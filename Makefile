@@ -1,0 +1,54 @@
+# wsc: the two commands a fresh Debian 12 machine needs are `make demo` and
+# `make test`. Each installs missing packages, configures, builds and runs.
+
+BUILD  ?= build
+PYTHON ?= /usr/bin/python3
+JOBS   ?= 2
+OUT    ?= $(BUILD)/demo
+export PYTHONPATH := $(CURDIR)/python
+
+.PHONY: all deps configure build demo test test-lit test-unit test-python bench docs clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(PYTHON)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	ninja -C $(BUILD) -j$(JOBS)
+
+# Export the bundled MLP, compile it, and train it on the emulator.
+demo: build
+	@mkdir -p $(OUT)
+	$(PYTHON) -m wsc.export examples/mlp.py -o $(OUT)/mlp.mlir \
+	    --weights $(OUT)/mlp.safetensors --data $(OUT)/batches.safetensors --batches 4
+	$(BUILD)/bin/wsc-opt $(OUT)/mlp.mlir --wsc-pipeline="mode=auto systems=4" -o $(OUT)/mlp.wsc.mlir
+	$(BUILD)/bin/wsc-translate --wsc-to-schedule $(OUT)/mlp.wsc.mlir -o $(OUT)/mlp.schedule.json
+	$(BUILD)/bin/wsc-run $(OUT)/mlp.schedule.json --weights $(OUT)/mlp.safetensors \
+	    --data $(OUT)/batches.safetensors --steps 20 --trace $(OUT)/trace.json
+
+test: build
+	$(MAKE) --no-print-directory test-unit test-lit test-python
+
+test-unit:
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-lit:
+	/usr/lib/llvm-22/bin/lit -sv $(BUILD)/test
+
+test-python:
+	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) -m pytest -q python/tests
+
+bench: build
+	$(PYTHON) bench/mlp_step.py
+
+docs: build
+	ninja -C $(BUILD) wsc-docs
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,130 @@
+"""wsc.compile: compile a PyTorch training step and run it on the emulator."""
+import collections
+import dataclasses
+import json
+import re
+from typing import Dict, Sequence, Union
+
+import numpy as np
+import torch
+
+from . import _tools
+
+MODES = ("auto", "weight_streaming", "layer_pipelined")
+STREAM_DTYPES = ("f16", "bf16", "f32")
+TARGETS = ("cs2", "tiny")
+
+Tensors = Union[torch.Tensor, Sequence[torch.Tensor]]
+
+
+@dataclasses.dataclass(frozen=True)
+class ProgramIR:
+    """The MLIR of a program: as exported, and after --wsc-pipeline."""
+    exported: str
+    compiled: str
+
+
+def _as_tuple(tensors: Tensors, what: str):
+    if isinstance(tensors, torch.Tensor):
+        return (tensors,)
+    if isinstance(tensors, (tuple, list)) and all(isinstance(t, torch.Tensor) for t in tensors):
+        return tuple(tensors)
+    raise TypeError(f"{what} must be a tensor or a tuple of tensors, got {type(tensors).__name__}")
+
+
+class Program:
+    """A compiled training step bound to an emulated cluster."""
+
+    def __init__(self, model, exported: str, compiled: str, schedule: str, diagnostics: str):
+        from . import _runtime  # the native runtime binding, built by `make`
+        self.mlir = ProgramIR(exported, compiled)
+        self.schedule = json.loads(schedule)
+        self.diagnostics = diagnostics
+        self._keys = list(model.state_dict().keys())
+        self._session = _runtime.Session(schedule)
+        self._session.load_weights({k: v.detach().cpu().numpy().astype(np.float32)
+                                    for k, v in model.state_dict().items()})
+        self._inputs = self.schedule["inputs"]
+        self._last = None
+
+    def _arrays(self, inputs: Tensors, targets: Tensors):
+        tensors = _as_tuple(inputs, "inputs") + _as_tuple(targets, "targets")
+        if len(tensors) != len(self._inputs):
+            raise ValueError(f"expected {len(self._inputs)} input and target tensors, "
+                             f"got {len(tensors)}")
+        arrays = []
+        for tensor, spec in zip(tensors, self._inputs):
+            if list(tensor.shape) != spec["shape"]:
+                raise ValueError(f"{spec['name']}: expected shape {spec['shape']}, "
+                                 f"got {list(tensor.shape)}")
+            dtype = np.int64 if spec["dtype"] == "i64" else np.float32
+            if tensor.is_floating_point() != (dtype == np.float32):
+                raise TypeError(f"{spec['name']}: expected {spec['dtype']}, got {tensor.dtype}")
+            arrays.append(np.ascontiguousarray(tensor.detach().cpu().numpy().astype(dtype)))
+        return arrays
+
+    def step(self, inputs: Tensors, targets: Tensors) -> float:
+        """One training step on the emulator; returns the loss."""
+        loss = self._session.step(self._arrays(inputs, targets))
+        self._last = self._session.last_report()
+        return float(loss)
+
+    def state_dict(self) -> Dict[str, torch.Tensor]:
+        """The MemoryX master weights, keyed like model.state_dict()."""
+        weights = self._session.weights()
+        return collections.OrderedDict((k, torch.from_numpy(np.array(weights[k])))
+                                       for k in self._keys)
+
+    def report(self) -> dict:
+        """Mode, layouts, memory, bandwidth and the last step's modeled time."""
+        kernels = [s for s in self.schedule["steps"] if s["op"] == "kernel"]
+        values = {v["id"]: v for v in self.schedule["values"]}
+        layouts = {}
+        for k in kernels:
+            for r in k["results"]:
+                v = values[r]
+                if "layout" in v:
+                    layouts[k["name"]] = {"layout": v["layout"],
+                                          "sram_bytes_per_pe": v["sram_bytes_per_pe"]}
+                    break
+        mode_remark = re.search(r"remark: (mode .*)", self.diagnostics)
+        return {
+            "mode": self.schedule["mode"],
+            "mode_reason": mode_remark.group(1) if mode_remark else "",
+            "warnings": re.findall(r"warning: (.*)", self.diagnostics),
+            "systems": self.schedule["systems"],
+            "stream_dtype": self.schedule["stream_dtype"],
+            "params": sum(int(np.prod(p["shape"])) for p in self.schedule["params"]),
+            "kernels": [k["name"] for k in kernels],
+            "layouts": layouts,
+            "last_step": dict(self._last) if self._last else None,
+        }
+
+    def write_trace(self, path: str) -> None:
+        """Writes the modeled timeline of the last step as Chrome trace JSON."""
+        self._session.write_trace(path)
+
+
+def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
+            example_inputs: Tensors, example_targets: Tensors, *, mode: str = "auto",
+            systems: int = 1, stream_dtype: str = "f16", target: str = "cs2") -> Program:
+    """Exports one training step of `model`, compiles it and loads it on the emulator."""
+    from .export import export_training_step
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if not isinstance(systems, int) or isinstance(systems, bool) or systems < 1:
+        raise ValueError(f"systems must be a positive int, got {systems!r}")
+    if stream_dtype not in STREAM_DTYPES:
+        raise ValueError(f"stream_dtype must be one of {STREAM_DTYPES}, got {stream_dtype!r}")
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    inputs = _as_tuple(example_inputs, "example_inputs")
+    targets = _as_tuple(example_targets, "example_targets")
+    if inputs[0].shape[0] < systems:
+        raise ValueError(f"batch {inputs[0].shape[0]} is smaller than systems={systems}")
+    exported = export_training_step(model, loss_fn, optimizer, inputs, targets)
+    pipeline = (f"--wsc-pipeline=mode={mode} systems={systems} target={target} "
+                f"stream-dtype={stream_dtype}")
+    compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
+    schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
+    return Program(model, exported, compiled, schedule, diagnostics)
