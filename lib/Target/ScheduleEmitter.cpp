@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringSet.h"
+#include <cmath>
 #include "llvm/Support/JSON.h"
 
 #define DEBUG_TYPE "wsc-to-schedule"
@@ -63,6 +64,15 @@ FailureOr<std::string> dtypeName(Type type) {
   if (type.isIndex())
     return std::string("index");
   return failure();
+}
+
+/// JSON has no inf or nan: those travel as the strings "inf", "-inf", "nan".
+json::Value number(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  return value;
 }
 
 json::Array toJson(ArrayRef<int64_t> values) {
@@ -194,7 +204,7 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
   entry["results"] = std::move(results);
   if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
     if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue()))
-      entry["value"] = f.getValueAsDouble();
+      entry["value"] = number(f.getValueAsDouble());
     else if (auto i = llvm::dyn_cast<IntegerAttr>(constant.getValue()))
       entry["value"] = i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
                                                 : i.getValue().getSExtValue();
@@ -306,7 +316,7 @@ LogicalResult Emitter::emitBodyOp(Operation &op, json::Array &ops) {
     Attribute value = constant.getValue();
     auto emitNumber = [](Attribute a) -> json::Value {
       if (auto f = llvm::dyn_cast<FloatAttr>(a))
-        return f.getValueAsDouble();
+        return number(f.getValueAsDouble());
       auto i = llvm::cast<IntegerAttr>(a);
       return i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
                                       : i.getValue().getSExtValue();

@@ -10,8 +10,10 @@ using namespace mlir;
 using namespace mlir::wsc;
 
 void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // No CSE: it would merge init tensors of equal type that belong to
+  // different dims (a weight transpose's and an activation's), which the
+  // batch sharding must keep apart.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
   pm.addPass(createWSCAttachTarget(
       WSCAttachTargetOptions{options.target, options.systems, options.streamDType}));
   pm.addPass(createWSCFormKernels());
@@ -20,7 +22,6 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCLowerWeightStreaming(
       WSCLowerWeightStreamingOptions{options.streamDType}));
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
 }
 
 void mlir::wsc::registerPipelines() {

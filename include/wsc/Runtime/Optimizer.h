@@ -1,0 +1,53 @@
+//===- Optimizer.h - Per-parameter optimizer state and update ----*- C++ -*-===//
+//
+// Exactly torch 1.13's single-tensor (foreach=False, the CPU default)
+// updates, operation by operation in f32 with the scalar coefficients
+// computed in double and rounded to f32 as ATen does:
+//   SGD: weight decay, momentum (first step: buffer = grad), dampening,
+//        nesterov;
+//   Adam: L2 weight decay into the gradient, bias corrections, eps added
+//        after the sqrt, amsgrad;
+//   AdamW: decoupled decay p *= 1 - lr*wd before the Adam step.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_RUNTIME_OPTIMIZER_H
+#define WSC_RUNTIME_OPTIMIZER_H
+
+#include "wsc/Runtime/Schedule.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace wsc::rt {
+
+class ParamOptimizer {
+public:
+  ParamOptimizer(const OptimizerSpec &spec, int64_t numel);
+
+  /// One update of `param` (numel elements) with gradient `grad`.
+  void step(float *param, const float *grad);
+
+  const OptimizerSpec &spec() const { return spec_; }
+  int64_t steps() const { return steps_; }
+  /// State buffers, empty until first used (names as in torch's state).
+  const std::vector<float> &momentumBuffer() const { return buf_; }
+  const std::vector<float> &expAvg() const { return expAvg_; }
+  const std::vector<float> &expAvgSq() const { return expAvgSq_; }
+  const std::vector<float> &maxExpAvgSq() const { return maxExpAvgSq_; }
+
+private:
+  void stepSGD(float *p, const float *g);
+  void stepAdam(float *p, const float *g, bool decoupled);
+
+  OptimizerSpec spec_;
+  int64_t numel_;
+  int64_t steps_ = 0;
+  std::vector<float> buf_, expAvg_, expAvgSq_, maxExpAvgSq_;
+};
+
+/// Floating point operations per element of one update (timing model).
+double optimizerFlopsPerElement(const OptimizerSpec &spec);
+
+} // namespace wsc::rt
+
+#endif // WSC_RUNTIME_OPTIMIZER_H

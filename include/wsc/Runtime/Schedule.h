@@ -1,0 +1,219 @@
+//===- Schedule.h - The parsed and validated JSON schedule -------*- C++ -*-===//
+//
+// C++ mirror of docs/ScheduleFormat.md. parseSchedule() checks everything the
+// runtime later relies on (ids in range, fields present and typed, dtypes
+// known, ranks consistent, values defined before use), so execution never
+// meets a malformed schedule. Problems throw Error with the source name and
+// a JSON path, e.g. "s.json: steps[4].operands[1]: value id 99 out of range".
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_RUNTIME_SCHEDULE_H
+#define WSC_RUNTIME_SCHEDULE_H
+
+#include "wsc/Runtime/DType.h"
+#include "wsc/Runtime/Tensor.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wsc::rt {
+
+constexpr int kScheduleVersion = 1;
+
+struct TargetSpec {
+  int64_t peX = 0, peY = 0;
+  double sramPerPeBytes = 0, clockHz = 0, fmacPerPePerCycle = 0;
+  double ioBytesPerS = 0;
+  int64_t swarmxFanout = 2;
+  double swarmxHopLatencyS = 0;
+  double memxCapacityBytes = 0, memxFlopsPerS = 0, fabricBytesPerCycle = 0;
+};
+
+enum class OptimizerKind { None, SGD, Adam, AdamW };
+
+struct OptimizerSpec {
+  OptimizerKind kind = OptimizerKind::None;
+  double lr = 0;
+  // SGD
+  double momentum = 0, dampening = 0;
+  bool nesterov = false;
+  // Adam / AdamW
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  bool amsgrad = false;
+  // all
+  double weightDecay = 0;
+};
+
+struct ParamSpec {
+  std::string name;
+  Shape shape;
+  DType dtype = DType::F32;
+  OptimizerSpec optimizer;
+};
+
+enum class InputRole { Input, Label };
+
+struct InputSpec {
+  std::string name;
+  InputRole role = InputRole::Input;
+  int value = -1;
+  DType dtype = DType::F32;
+  Shape shape;
+  std::optional<int64_t> numClasses;
+};
+
+enum class OutputRole { Loss, Output };
+
+struct OutputSpec {
+  std::string name;
+  OutputRole role = OutputRole::Loss;
+  int value = -1;
+};
+
+struct ValueSpec {
+  int id = -1;
+  Shape shape;
+  DType dtype = DType::F32;
+  std::optional<int> batchDim;
+  double sramBytesPerPe = 0;
+};
+
+/// sum(coefficient * d_loop) + constant.
+struct AffineExpr {
+  std::vector<std::pair<int, int64_t>> terms;
+  int64_t constant = 0;
+  /// True for a plain `d_i` (coefficient 1, no constant).
+  bool isDim() const { return terms.size() == 1 && terms[0].second == 1 && constant == 0; }
+};
+using AffineMap = std::vector<AffineExpr>;
+
+enum class ScalarOp {
+  Constant, AddF, SubF, MulF, DivF, NegF, MaximumF, MinimumF, MaxNumF, MinNumF,
+  CmpF, CmpI, Select, AddI, SubI, MulI, AndI, OrI, XOrI, MaxSI, MinSI,
+  ExtF, TruncF, SIToFP, UIToFP, FPToSI, IndexCast, ExtUI, ExtSI, TruncI,
+  Exp, Log, Tanh, Sqrt, Rsqrt, Erf, AbsF, PowF, Log1p, Expm1, Index
+};
+
+enum class CmpPredicate {
+  // cmpf
+  False, OEQ, OGT, OGE, OLT, OLE, ONE, ORD, UEQ, UGT, UGE, ULT, ULE, UNE, UNO, True,
+  // cmpi
+  EQ, NE, SLT, SLE, SGT, SGE, ULTi, ULEi, UGTi, UGEi
+};
+
+struct RegionOp {
+  ScalarOp kind = ScalarOp::Constant;
+  std::string name;
+  std::vector<int> operands, results;
+  double floatValue = 0;  // arith.constant (float result)
+  int64_t intValue = 0;   // arith.constant (integer result)
+  CmpPredicate predicate = CmpPredicate::False;
+  int dim = 0; // linalg.index
+};
+
+struct Region {
+  std::vector<int> args;
+  std::vector<RegionOp> ops;
+  std::vector<int> yields;
+};
+
+enum class BodyOpKind { Empty, Constant, CollapseShape, ExpandShape, Linalg };
+
+struct BodyOp {
+  BodyOpKind kind = BodyOpKind::Empty;
+  std::string name; // op name; for linalg the source op (linalg.matmul, ...)
+  std::string path; // JSON path, for diagnostics
+  std::vector<int> operands, results;
+  // arith.constant: splat or a flat row-major list (by result storage)
+  bool splat = true;
+  std::vector<double> floatValues;
+  std::vector<int64_t> intValues;
+  // collapse/expand
+  std::vector<std::vector<int>> reassociation;
+  // linalg
+  int numInputs = 0;
+  std::vector<bool> isReduction; // one per loop
+  std::vector<AffineMap> maps;   // one per operand
+  Region region;
+};
+
+struct KernelBody {
+  std::vector<int> args;
+  std::vector<BodyOp> ops;
+  std::vector<int> yields;
+};
+
+struct KernelCost {
+  double flops = 0, cycles = 0, pes = 0;
+};
+
+enum class StepKind { WeightStream, Kernel, LayoutConvert, GradientStream };
+enum class StreamOrder { RowMajor, Transposed };
+enum class Phase { Forward, Backward, Loss };
+
+/// One schedule step. Operands/results are uniform across kinds so liveness
+/// and def-use checks need no special cases: a weight stream has one result,
+/// a gradient stream one operand, a layout convert one of each.
+struct Step {
+  StepKind kind = StepKind::Kernel;
+  std::string path;
+  std::vector<int> operands, results;
+  // weight_stream / gradient_stream
+  int param = -1;
+  StreamOrder order = StreamOrder::RowMajor;
+  DType dtype = DType::F32;
+  double bytes = 0;
+  // kernel
+  std::string name, layer;
+  Phase phase = Phase::Forward;
+  KernelCost cost;
+  KernelBody body;
+  // layout_convert
+  double cycles = 0;
+};
+
+enum class ScheduleKind { Train, Inference };
+
+struct Schedule {
+  std::string source; // file name used in diagnostics
+  int version = kScheduleVersion;
+  std::string function;
+  ScheduleKind kind = ScheduleKind::Train;
+  std::string mode;
+  int systems = 1;
+  int64_t globalBatch = 1;
+  DType streamDType = DType::F16;
+  DType gradientDType = DType::F32;
+  TargetSpec target;
+  std::vector<ParamSpec> params;
+  std::vector<InputSpec> inputs;
+  std::vector<OutputSpec> outputs;
+  std::vector<ValueSpec> values;
+  std::vector<Step> steps;
+  std::string reportJson; // informational, kept verbatim
+
+  bool isTraining() const { return kind == ScheduleKind::Train; }
+  /// Index of the parameter called `name`, or -1.
+  int paramIndex(const std::string &name) const;
+  /// Shape of value `id` on a system holding `localBatch` samples.
+  Shape localShape(int id, int64_t localBatch) const;
+};
+
+/// Parses and validates schedule JSON text; `source` names it in messages.
+Schedule parseSchedule(const std::string &text, const std::string &source);
+/// Reads and parses a schedule file (the file name prefixes messages).
+Schedule loadSchedule(const std::string &path);
+
+/// The samples [begin, begin + size) of the global batch a system holds.
+struct BatchShard {
+  int64_t begin = 0, size = 0;
+};
+/// Splits `batch` samples over `systems` as evenly as possible; the first
+/// batch % systems systems take one extra sample.
+std::vector<BatchShard> shardBatch(int64_t batch, int systems);
+
+} // namespace wsc::rt
+
+#endif // WSC_RUNTIME_SCHEDULE_H

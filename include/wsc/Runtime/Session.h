@@ -1,0 +1,81 @@
+//===- Session.h - Drives training steps over an emulated cluster -*- C++ -*-===//
+//
+// A Session owns one cluster: MemoryX, a SwarmX, one WaferSystem per system
+// and the timing model. A training step walks the schedule once:
+//   weight_stream   -> MemoryX rounds the weights, SwarmX broadcasts them;
+//   kernel          -> every system runs it on its batch shard;
+//   gradient_stream -> SwarmX sums the systems' partial gradients (FP32),
+//                      MemoryX applies the optimizer;
+// and the loss is the SwarmX sum of the systems' partial losses.
+// Inference runs the same walk and concatenates outputs along the batch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_RUNTIME_SESSION_H
+#define WSC_RUNTIME_SESSION_H
+
+#include "wsc/Runtime/Interpreter.h"
+#include "wsc/Runtime/MemoryX.h"
+#include "wsc/Runtime/Schedule.h"
+#include "wsc/Runtime/SwarmX.h"
+#include "wsc/Runtime/TimingModel.h"
+#include "wsc/Runtime/WaferSystem.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wsc::rt {
+
+struct StepReport {
+  double loss = 0;
+  StepTiming timing;
+};
+
+class Session {
+public:
+  explicit Session(Schedule schedule);
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  const Schedule &schedule() const { return schedule_; }
+
+  /// Sets every parameter's master weights. Throws if a parameter is
+  /// missing or has the wrong shape or dtype; extra tensors are ignored.
+  void loadWeights(const std::map<std::string, Tensor> &weights);
+  std::map<std::string, Tensor> weights() const { return memoryX_.allWeights(); }
+  const MemoryX &memoryX() const { return memoryX_; }
+
+  /// Checks inputs (schedule input order, global batch): count, dtype,
+  /// shape, and integer labels within [0, num_classes).
+  void checkInputs(const std::vector<Tensor> &inputs) const;
+
+  /// One training step; returns the loss.
+  double step(const std::vector<Tensor> &inputs);
+  /// One inference pass; returns the outputs in schedule order.
+  std::vector<Tensor> infer(const std::vector<Tensor> &inputs);
+
+  const StepReport &lastReport() const { return report_; }
+  int stepsRun() const { return stepsRun_; }
+  const TimingModel &timing() const { return timing_; }
+  const Interpreter &interpreter() const { return interpreter_; }
+  void writeTrace(const std::string &path) const { timing_.writeTrace(path); }
+  const WaferSystem &system(int k) const { return systems_.at(k); }
+
+private:
+  void run(const std::vector<Tensor> &inputs);
+
+  Schedule schedule_;
+  Interpreter interpreter_;
+  MemoryX memoryX_;
+  std::unique_ptr<SwarmX> swarmX_;
+  std::vector<WaferSystem> systems_;
+  TimingModel timing_;
+  std::vector<std::vector<int>> releaseAfter_; // per step: values dead after it
+  StepReport report_;
+  int stepsRun_ = 0;
+};
+
+} // namespace wsc::rt
+
+#endif // WSC_RUNTIME_SESSION_H

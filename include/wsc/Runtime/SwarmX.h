@@ -1,0 +1,51 @@
+//===- SwarmX.h - Broadcast/reduce fabric between MemoryX and systems -*- C++ -*-===//
+//
+// SwarmX is the only path between MemoryX and the systems: it broadcasts a
+// weight tensor to every system and sums (FP32) what every system sends
+// back (gradients, partial losses). The interface speaks in terms of the
+// systems *local to this process*: the in-process LocalSwarmX has all of
+// them; an MPI implementation (one rank per system) would pass one tensor
+// per call and do the tree broadcast/reduce across ranks, leaving MemoryX
+// and WaferSystem untouched (whitepaper §6.4).
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_RUNTIME_SWARMX_H
+#define WSC_RUNTIME_SWARMX_H
+
+#include "wsc/Runtime/Tensor.h"
+
+#include <vector>
+
+namespace wsc::rt {
+
+class SwarmX {
+public:
+  virtual ~SwarmX() = default;
+  /// Systems in the whole cluster.
+  virtual int numSystems() const = 0;
+  /// Systems served by this process (the length of the vectors below).
+  virtual int numLocalSystems() const = 0;
+  /// MemoryX -> systems: what each local system receives.
+  virtual std::vector<Tensor> broadcast(const Tensor &fromMemoryX) = 0;
+  /// Systems -> MemoryX: the elementwise FP32 sum over all systems of
+  /// `partials` (one per local system, equal shapes).
+  virtual Tensor reduce(const std::vector<Tensor> &partials) = 0;
+};
+
+/// All systems in this process. Broadcast shares one read-only buffer;
+/// reduce adds in system order.
+class LocalSwarmX : public SwarmX {
+public:
+  explicit LocalSwarmX(int systems);
+  int numSystems() const override { return systems_; }
+  int numLocalSystems() const override { return systems_; }
+  std::vector<Tensor> broadcast(const Tensor &fromMemoryX) override;
+  Tensor reduce(const std::vector<Tensor> &partials) override;
+
+private:
+  int systems_;
+};
+
+} // namespace wsc::rt
+
+#endif // WSC_RUNTIME_SWARMX_H

@@ -1,0 +1,96 @@
+//===- TimingModel.h - Discrete-event model of a training step ---*- C++ -*-===//
+//
+// Each system has three resources: wafer compute, its stream-in link and
+// its stream-out link; MemoryX is shared. Each system's controller issues
+// the steps in schedule order: a stream is issued and the controller moves
+// on, a kernel is issued and the controller waits for it to finish. So a
+// weight stream placed before the previous kernel is a prefetch that
+// overlaps that kernel, and one placed after it is not. An issued step
+// starts when its resource and its inputs are free:
+//   weight_stream:   in link, bytes / io_bytes_per_s + hops * hop_latency,
+//                    not before the parameter's previous update finished;
+//   kernel:          compute, cost.cycles / clock_hz, after its operands;
+//   layout_convert:  compute, cycles / clock_hz;
+//   gradient_stream: out link after its operand, same duration formula;
+//                    then MemoryX applies the optimizer (elements x
+//                    flops/element / memx_flops_per_s) once every system's
+//                    gradient arrived.
+// hops = ceil(log_fanout(systems)) (0 for one system). Resource free times
+// and update completions carry over from step to step (the steady state):
+// a parameter's next weight stream waits for its previous update, and the
+// gradient streams and updates of one step overlap the next step's first
+// streams and kernels. A step ends when its last kernel ends; its time is
+// the distance from the previous step's end and equals compute + stall
+// (compute idle waiting for streams).
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_RUNTIME_TIMINGMODEL_H
+#define WSC_RUNTIME_TIMINGMODEL_H
+
+#include "wsc/Runtime/Schedule.h"
+
+#include <string>
+#include <vector>
+
+namespace wsc::rt {
+
+struct StepTiming {
+  double timeS = 0;    // modeled step time
+  double computeS = 0; // busy time of the wafer compute
+  double streamS = 0;  // busy time of the stream-in link
+  double stallS = 0;   // compute idle while waiting for streams
+  double bytesIn = 0;  // weight bytes received per system
+  double bytesOut = 0; // gradient bytes sent per system
+  double peakSramPerPeBytes = 0;
+};
+
+struct TraceEvent {
+  std::string name, cat;
+  int pid = 0, tid = 0;
+  double tsUs = 0, durUs = 0;
+  int step = 0;          // training step number
+  int scheduleStep = -1; // index into schedule.steps
+  double bytes = 0;
+};
+
+class TimingModel {
+public:
+  /// Trace events are kept for at most `traceSystems` systems.
+  explicit TimingModel(const Schedule &schedule, int traceSystems = 16);
+
+  /// Models the next step; state carries over from the previous one.
+  StepTiming simulateStep();
+  /// Forget all carried state (a cold start).
+  void reset();
+
+  /// SwarmX tree depth between MemoryX and the systems.
+  int hops() const { return hops_; }
+  double peakSramPerPeBytes() const { return peakSram_; }
+  const std::vector<TraceEvent> &events() const { return events_; }
+  /// Chrome / Perfetto trace JSON of every modeled step so far.
+  std::string traceJson() const;
+  void writeTrace(const std::string &path) const;
+
+private:
+  const Schedule &schedule_;
+  int traceSystems_;
+  int hops_ = 0;
+  double peakSram_ = 0;
+  std::vector<double> updateSeconds_; // per param
+
+  // Carried state.
+  int stepsDone_ = 0;
+  double lastEnd_ = 0;
+  std::vector<double> computeFree_, inFree_, outFree_;
+  std::vector<double> issue_; // per system: when the controller issues next
+  double memxFree_ = 0;
+  std::vector<double> paramReady_;
+  std::vector<TraceEvent> events_;
+};
+
+/// Peak over the steps of the summed sram_bytes_per_pe of live values.
+double peakSramPerPe(const Schedule &schedule);
+
+} // namespace wsc::rt
+
+#endif // WSC_RUNTIME_TIMINGMODEL_H

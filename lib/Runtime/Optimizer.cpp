@@ -1,0 +1,123 @@
+//===- Optimizer.cpp - torch-exact SGD, Adam and AdamW ---------------------===//
+
+#include "wsc/Runtime/Optimizer.h"
+
+#include "wsc/Runtime/Error.h"
+
+#include <cmath>
+
+namespace wsc::rt {
+
+ParamOptimizer::ParamOptimizer(const OptimizerSpec &spec, int64_t numel)
+    : spec_(spec), numel_(numel) {}
+
+void ParamOptimizer::step(float *param, const float *grad) {
+  switch (spec_.kind) {
+  case OptimizerKind::SGD:
+    stepSGD(param, grad);
+    break;
+  case OptimizerKind::Adam:
+    stepAdam(param, grad, false);
+    break;
+  case OptimizerKind::AdamW:
+    stepAdam(param, grad, true);
+    break;
+  case OptimizerKind::None:
+    fail("internal: parameter has no optimizer");
+  }
+  ++steps_;
+}
+
+void ParamOptimizer::stepSGD(float *p, const float *g) {
+  const int64_t n = numel_;
+  const float wd = static_cast<float>(spec_.weightDecay);
+  const float mom = static_cast<float>(spec_.momentum);
+  const float keep = static_cast<float>(1.0 - spec_.dampening);
+  const float negLr = static_cast<float>(-spec_.lr);
+  const bool hasWd = spec_.weightDecay != 0, hasMom = spec_.momentum != 0;
+  const bool first = buf_.empty();
+  if (hasMom && first)
+    buf_.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    float d = g[i];
+    if (hasWd)
+      d = d + wd * p[i]; // d_p = d_p.add(param, alpha=weight_decay)
+    if (hasMom) {
+      float b = first ? d : buf_[i] * mom + keep * d; // buf.mul_(m).add_(d_p, alpha=1-damp)
+      buf_[i] = b;
+      d = spec_.nesterov ? d + mom * b : b;
+    }
+    p[i] = p[i] + negLr * d; // param.add_(d_p, alpha=-lr)
+  }
+}
+
+void ParamOptimizer::stepAdam(float *p, const float *g, bool decoupled) {
+  const int64_t n = numel_;
+  if (expAvg_.empty()) {
+    expAvg_.assign(n, 0.0f);
+    expAvgSq_.assign(n, 0.0f);
+    if (spec_.amsgrad)
+      maxExpAvgSq_.assign(n, 0.0f);
+  }
+  const double step = static_cast<double>(steps_ + 1);
+  const double lr = spec_.lr, wdD = spec_.weightDecay;
+  const float b1 = static_cast<float>(spec_.beta1), b2 = static_cast<float>(spec_.beta2);
+  const float oneMinusB1 = static_cast<float>(1.0 - spec_.beta1);
+  const float oneMinusB2 = static_cast<float>(1.0 - spec_.beta2);
+  const double bc1 = 1.0 - std::pow(spec_.beta1, step);
+  const double bc2 = 1.0 - std::pow(spec_.beta2, step);
+  const float negStepSize = static_cast<float>(-(lr / bc1));
+  const float bc2Sqrt = static_cast<float>(std::sqrt(bc2));
+  const float eps = static_cast<float>(spec_.eps);
+  const float decay = static_cast<float>(1.0 - lr * wdD);
+  const float wd = static_cast<float>(wdD);
+  const bool l2 = !decoupled && wdD != 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (decoupled)
+      p[i] = p[i] * decay; // param.mul_(1 - lr * weight_decay)
+    float gi = g[i];
+    if (l2)
+      gi = gi + wd * p[i]; // grad = grad.add(param, alpha=weight_decay)
+    const float m = expAvg_[i] * b1 + oneMinusB1 * gi;
+    const float v = expAvgSq_[i] * b2 + (oneMinusB2 * gi) * gi; // addcmul_
+    expAvg_[i] = m;
+    expAvgSq_[i] = v;
+    float vHat = v;
+    if (spec_.amsgrad) {
+      const float old = maxExpAvgSq_[i];
+      // torch.maximum propagates NaN.
+      vHat = (old != old || v != v) ? old + v : (old > v ? old : v);
+      maxExpAvgSq_[i] = vHat;
+    }
+    const float denom = std::sqrt(vHat) / bc2Sqrt + eps;
+    p[i] = p[i] + (negStepSize * m) / denom; // addcdiv_(exp_avg, denom, value=-step_size)
+  }
+}
+
+double optimizerFlopsPerElement(const OptimizerSpec &spec) {
+  switch (spec.kind) {
+  case OptimizerKind::SGD: {
+    double f = 2; // p += -lr * d
+    if (spec.weightDecay != 0)
+      f += 2;
+    if (spec.momentum != 0)
+      f += 3 + (spec.nesterov ? 2 : 0);
+    return f;
+  }
+  case OptimizerKind::Adam:
+  case OptimizerKind::AdamW: {
+    // m: 3, v: 4, sqrt, divide, add eps, scale, divide, add: 13.
+    double f = 13;
+    if (spec.weightDecay != 0)
+      f += spec.kind == OptimizerKind::AdamW ? 1 : 2;
+    if (spec.amsgrad)
+      f += 1;
+    return f;
+  }
+  case OptimizerKind::None:
+    return 0;
+  }
+  return 0;
+}
+
+} // namespace wsc::rt

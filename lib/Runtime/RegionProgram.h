@@ -1,0 +1,119 @@
+//===- RegionProgram.h - A linalg region compiled for row evaluation -*- C++ -*-===//
+//
+// A linalg region is compiled once into a flat list of instructions over
+// registers. Each register holds a whole row ("lanes") of scalars, so one
+// switch per instruction per row replaces per-element dispatch, and every
+// instruction is a simple loop the compiler vectorizes. Registers are f32
+// or i64 (i1 lives in i64 as 0/1); a register bound to an operand with unit
+// stride points straight into the tensor (no copy).
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_LIB_RUNTIME_REGIONPROGRAM_H
+#define WSC_LIB_RUNTIME_REGIONPROGRAM_H
+
+#include "wsc/Runtime/Schedule.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace wsc::rt {
+
+struct Instr {
+  ScalarOp op = ScalarOp::Constant;
+  int dst = -1, a = -1, b = -1, c = -1;
+  DType resultType = DType::F32; // drives f16/bf16 rounding and i1 masking
+  DType sourceType = DType::F32; // for conversions out of i1
+  CmpPredicate pred = CmpPredicate::False;
+  float fimm = 0;
+  int64_t iimm = 0;
+  int dim = 0;
+};
+
+class RegisterFile;
+
+class RegionProgram {
+public:
+  /// Compiles the region of linalg body op `op`. Region operands defined
+  /// outside the region (rank-0 body values) become captures.
+  static RegionProgram compile(const BodyOp &op, const Schedule &schedule);
+
+  int numRegs() const { return static_cast<int>(isFloat_.size()); }
+  bool isFloatReg(int r) const { return isFloat_[r]; }
+
+  /// Register bound to each linalg operand's block argument.
+  const std::vector<int> &argRegs() const { return argRegs_; }
+  /// Whether the region reads operand i's block argument at all.
+  bool argUsed(int i) const { return argUsed_[i]; }
+  const std::vector<int> &yieldRegs() const { return yieldRegs_; }
+  /// (register, body value id) pairs for captured rank-0 values.
+  const std::vector<std::pair<int, int>> &captures() const { return captures_; }
+  bool usesIndex() const { return usesIndex_; }
+
+  /// Instructions that need not run per row (constants); they fill `lanes`.
+  const std::vector<Instr> &setup() const { return setup_; }
+  const std::vector<Instr> &body() const { return body_; }
+
+  /// Reduction form `yield combiner(x, out_arg)`: if present, `reduceInstr`
+  /// indexes body() and `reduceInput` is x's register.
+  bool hasReduction() const { return reduceInstr_ >= 0; }
+  int reduceInstr() const { return reduceInstr_; }
+  int reduceInput() const { return reduceInput_; }
+  ScalarOp combiner() const { return combiner_; }
+
+  /// `yield out + in0 * in1` (either operand order) over f32: a contraction.
+  bool isMulAdd() const { return isMulAdd_; }
+  int numInstrs() const { return static_cast<int>(body_.size()); }
+
+  /// Runs body() over `n` lanes, skipping instruction `skip` (or -1).
+  /// `loopIndex` holds the current index of every loop; loop `innerDim`
+  /// advances by one per lane (used by linalg.index).
+  void run(RegisterFile &rf, int n, const int64_t *loopIndex, int innerDim, int skip) const;
+  /// Runs setup() over `n` lanes.
+  void runSetup(RegisterFile &rf, int n) const;
+
+private:
+  std::vector<bool> isFloat_;
+  std::vector<int> argRegs_;
+  std::vector<bool> argUsed_;
+  std::vector<int> yieldRegs_;
+  std::vector<std::pair<int, int>> captures_;
+  std::vector<Instr> setup_, body_;
+  bool usesIndex_ = false;
+  int reduceInstr_ = -1, reduceInput_ = -1;
+  ScalarOp combiner_ = ScalarOp::AddF;
+  bool isMulAdd_ = false;
+};
+
+/// Row storage for one evaluation of a RegionProgram.
+class RegisterFile {
+public:
+  RegisterFile(const RegionProgram &program, int lanes);
+  int lanes() const { return lanes_; }
+  /// Current value pointers (may point into a tensor).
+  const float *f(int r) const { return fptr_[r]; }
+  const int64_t *i(int r) const { return iptr_[r]; }
+  /// The register's own buffer (and make it current).
+  float *ownF(int r) { return fptr_[r] = fown_[r]; }
+  int64_t *ownI(int r) { return iptr_[r] = iown_[r]; }
+  /// Point register r at external data (read-only use).
+  void bindF(int r, const float *p) { fptr_[r] = const_cast<float *>(p); }
+  void bindI(int r, const int64_t *p) { iptr_[r] = const_cast<int64_t *>(p); }
+
+private:
+  int lanes_;
+  std::vector<float> fstore_;
+  std::vector<int64_t> istore_;
+  std::vector<float *> fown_, fptr_;
+  std::vector<int64_t *> iown_, iptr_;
+};
+
+/// Applies a reduction combiner to two scalars (MLIR semantics).
+float combineF(ScalarOp op, float a, float b);
+int64_t combineI(ScalarOp op, int64_t a, int64_t b);
+/// Reduces x[0..n) with `op`, starting from `acc`.
+float reduceF(ScalarOp op, float acc, const float *x, int n);
+int64_t reduceI(ScalarOp op, int64_t acc, const int64_t *x, int n);
+
+} // namespace wsc::rt
+
+#endif // WSC_LIB_RUNTIME_REGIONPROGRAM_H

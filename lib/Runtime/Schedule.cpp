@@ -1,0 +1,995 @@
+//===- Schedule.cpp - Parse and validate the JSON schedule ----------------===//
+//
+// One pass over the document in definition order. Besides types and ranges
+// it tracks where each value is defined (top level, a kernel body, or a
+// linalg region) so every use is checked to be defined earlier in a visible
+// scope; execution can then index its value tables without further checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Runtime/Schedule.h"
+
+#include "JsonReader.h"
+#include "LoopBounds.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace wsc::rt {
+
+using nlohmann::json;
+
+int Schedule::paramIndex(const std::string &name) const {
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+Shape Schedule::localShape(int id, int64_t localBatch) const {
+  const ValueSpec &v = values.at(id);
+  Shape s = v.shape;
+  if (v.batchDim)
+    s[*v.batchDim] = s[*v.batchDim] / globalBatch * localBatch;
+  return s;
+}
+
+std::vector<BatchShard> shardBatch(int64_t batch, int systems) {
+  if (systems < 1 || batch < 0)
+    fail("internal: cannot shard a batch of ", batch, " over ", systems, " systems");
+  std::vector<BatchShard> shards(systems);
+  const int64_t base = batch / systems, extra = batch % systems;
+  int64_t begin = 0;
+  for (int k = 0; k < systems; ++k) {
+    shards[k].begin = begin;
+    shards[k].size = base + (k < extra ? 1 : 0);
+    begin += shards[k].size;
+  }
+  return shards;
+}
+
+namespace {
+
+struct OpInfo {
+  ScalarOp kind;
+  int arity;
+  char operandClass; // 'F' float, 'I' integer (incl. i1), '*' either
+  char resultClass;  // 'F', 'I', 'B' (i1), '=' same as operands
+};
+
+const std::map<std::string, OpInfo> &scalarOps() {
+  static const std::map<std::string, OpInfo> ops = {
+      {"arith.constant", {ScalarOp::Constant, 0, '*', '*'}},
+      {"arith.addf", {ScalarOp::AddF, 2, 'F', 'F'}},
+      {"arith.subf", {ScalarOp::SubF, 2, 'F', 'F'}},
+      {"arith.mulf", {ScalarOp::MulF, 2, 'F', 'F'}},
+      {"arith.divf", {ScalarOp::DivF, 2, 'F', 'F'}},
+      {"arith.negf", {ScalarOp::NegF, 1, 'F', 'F'}},
+      {"arith.maximumf", {ScalarOp::MaximumF, 2, 'F', 'F'}},
+      {"arith.minimumf", {ScalarOp::MinimumF, 2, 'F', 'F'}},
+      {"arith.maxnumf", {ScalarOp::MaxNumF, 2, 'F', 'F'}},
+      {"arith.minnumf", {ScalarOp::MinNumF, 2, 'F', 'F'}},
+      {"arith.cmpf", {ScalarOp::CmpF, 2, 'F', 'B'}},
+      {"arith.cmpi", {ScalarOp::CmpI, 2, 'I', 'B'}},
+      {"arith.select", {ScalarOp::Select, 3, '*', '='}},
+      {"arith.addi", {ScalarOp::AddI, 2, 'I', 'I'}},
+      {"arith.subi", {ScalarOp::SubI, 2, 'I', 'I'}},
+      {"arith.muli", {ScalarOp::MulI, 2, 'I', 'I'}},
+      {"arith.andi", {ScalarOp::AndI, 2, 'I', 'I'}},
+      {"arith.ori", {ScalarOp::OrI, 2, 'I', 'I'}},
+      {"arith.xori", {ScalarOp::XOrI, 2, 'I', 'I'}},
+      {"arith.maxsi", {ScalarOp::MaxSI, 2, 'I', 'I'}},
+      {"arith.minsi", {ScalarOp::MinSI, 2, 'I', 'I'}},
+      {"arith.extf", {ScalarOp::ExtF, 1, 'F', 'F'}},
+      {"arith.truncf", {ScalarOp::TruncF, 1, 'F', 'F'}},
+      {"arith.sitofp", {ScalarOp::SIToFP, 1, 'I', 'F'}},
+      {"arith.uitofp", {ScalarOp::UIToFP, 1, 'I', 'F'}},
+      {"arith.fptosi", {ScalarOp::FPToSI, 1, 'F', 'I'}},
+      {"arith.index_cast", {ScalarOp::IndexCast, 1, 'I', 'I'}},
+      {"arith.extui", {ScalarOp::ExtUI, 1, 'I', 'I'}},
+      {"arith.extsi", {ScalarOp::ExtSI, 1, 'I', 'I'}},
+      {"arith.trunci", {ScalarOp::TruncI, 1, 'I', 'I'}},
+      {"math.exp", {ScalarOp::Exp, 1, 'F', 'F'}},
+      {"math.log", {ScalarOp::Log, 1, 'F', 'F'}},
+      {"math.tanh", {ScalarOp::Tanh, 1, 'F', 'F'}},
+      {"math.sqrt", {ScalarOp::Sqrt, 1, 'F', 'F'}},
+      {"math.rsqrt", {ScalarOp::Rsqrt, 1, 'F', 'F'}},
+      {"math.erf", {ScalarOp::Erf, 1, 'F', 'F'}},
+      {"math.absf", {ScalarOp::AbsF, 1, 'F', 'F'}},
+      {"math.powf", {ScalarOp::PowF, 2, 'F', 'F'}},
+      {"math.log1p", {ScalarOp::Log1p, 1, 'F', 'F'}},
+      {"math.expm1", {ScalarOp::Expm1, 1, 'F', 'F'}},
+      {"linalg.index", {ScalarOp::Index, 0, '*', 'I'}},
+  };
+  return ops;
+}
+
+const std::map<std::string, CmpPredicate> &cmpfPredicates() {
+  static const std::map<std::string, CmpPredicate> p = {
+      {"false", CmpPredicate::False}, {"oeq", CmpPredicate::OEQ}, {"ogt", CmpPredicate::OGT},
+      {"oge", CmpPredicate::OGE},     {"olt", CmpPredicate::OLT}, {"ole", CmpPredicate::OLE},
+      {"one", CmpPredicate::ONE},     {"ord", CmpPredicate::ORD}, {"ueq", CmpPredicate::UEQ},
+      {"ugt", CmpPredicate::UGT},     {"uge", CmpPredicate::UGE}, {"ult", CmpPredicate::ULT},
+      {"ule", CmpPredicate::ULE},     {"une", CmpPredicate::UNE}, {"uno", CmpPredicate::UNO},
+      {"true", CmpPredicate::True}};
+  return p;
+}
+
+const std::map<std::string, CmpPredicate> &cmpiPredicates() {
+  static const std::map<std::string, CmpPredicate> p = {
+      {"eq", CmpPredicate::EQ},    {"ne", CmpPredicate::NE},    {"slt", CmpPredicate::SLT},
+      {"sle", CmpPredicate::SLE},  {"sgt", CmpPredicate::SGT},  {"sge", CmpPredicate::SGE},
+      {"ult", CmpPredicate::ULTi}, {"ule", CmpPredicate::ULEi}, {"ugt", CmpPredicate::UGTi},
+      {"uge", CmpPredicate::UGEi}};
+  return p;
+}
+
+// Where a value is defined: -1 not yet, 0 top level, >0 a body or region scope.
+constexpr int kUndefined = -1;
+constexpr int kTopScope = 0;
+
+class Parser {
+public:
+  explicit Parser(const std::string &source) { s_.source = source; }
+
+  Schedule parse(const json &doc) {
+    JsonReader root(doc, "", s_.source);
+    root.requireObject();
+    parseHeader(root);
+    parseTarget(root.at("target"));
+    parseValues(root.at("values"));
+    parseParams(root.at("params"));
+    parseInputs(root.at("inputs"));
+    JsonReader outputs = root.at("outputs");
+    JsonReader steps = root.at("steps");
+    steps.requireArray();
+    for (size_t i = 0; i < steps.size(); ++i)
+      parseStep(steps[i]);
+    parseOutputs(outputs);
+    checkStreams();
+    if (auto r = root.optional("report"))
+      s_.reportJson = r->raw().dump();
+    return std::move(s_);
+  }
+
+private:
+  //===-- header, target ---------------------------------------------------===//
+
+  void parseHeader(const JsonReader &root) {
+    JsonReader format = root.at("format");
+    if (format.asString() != "wsc-schedule")
+      format.error("not a wsc schedule (format is '", format.asString(),
+                   "', expected 'wsc-schedule')");
+    JsonReader version = root.at("version");
+    int64_t v = version.asInt();
+    if (v != kScheduleVersion)
+      version.error("unsupported schedule version ", v, " (this runtime reads version ",
+                    kScheduleVersion, ")");
+    s_.version = static_cast<int>(v);
+    s_.function = root.at("function").asString();
+    JsonReader kind = root.at("kind");
+    std::string k = kind.asString();
+    if (k == "train")
+      s_.kind = ScheduleKind::Train;
+    else if (k == "inference")
+      s_.kind = ScheduleKind::Inference;
+    else
+      kind.error("unknown kind '", k, "' (expected 'train' or 'inference')");
+    JsonReader mode = root.at("mode");
+    s_.mode = mode.asString();
+    if (s_.mode != "weight_streaming" && s_.mode != "layer_pipelined")
+      mode.error("unknown mode '", s_.mode, "' (expected 'weight_streaming' or 'layer_pipelined')");
+    s_.systems = static_cast<int>(root.at("systems").asIntIn(1, 1 << 20));
+    JsonReader gb = root.at("global_batch");
+    s_.globalBatch = gb.asIntIn(1, int64_t(1) << 40);
+    if (s_.globalBatch < s_.systems)
+      gb.error("global batch ", s_.globalBatch, " is smaller than the number of systems ",
+               s_.systems, " (every system needs at least one sample)");
+    s_.streamDType = streamDType(root.at("stream_dtype"));
+    s_.gradientDType = streamDType(root.at("gradient_dtype"));
+  }
+
+  DType streamDType(const JsonReader &j) {
+    std::string name = j.asString();
+    auto t = parseDType(name);
+    if (!t || !isFloat(*t))
+      j.error("unsupported stream dtype '", name, "' (expected f16, bf16 or f32)");
+    return *t;
+  }
+
+  double positive(const JsonReader &j) {
+    double d = j.asNumber();
+    if (!(d > 0))
+      j.error("must be positive, got ", d);
+    return d;
+  }
+  double nonNegative(const JsonReader &j) {
+    double d = j.asNumber();
+    if (d < 0)
+      j.error("must not be negative, got ", d);
+    return d;
+  }
+
+  void parseTarget(const JsonReader &t) {
+    t.requireObject();
+    TargetSpec &g = s_.target;
+    g.peX = t.at("pe_x").asIntIn(1, int64_t(1) << 30);
+    g.peY = t.at("pe_y").asIntIn(1, int64_t(1) << 30);
+    g.sramPerPeBytes = positive(t.at("sram_per_pe_bytes"));
+    g.clockHz = positive(t.at("clock_hz"));
+    g.fmacPerPePerCycle = positive(t.at("fmac_per_pe_per_cycle"));
+    g.ioBytesPerS = positive(t.at("io_bytes_per_s"));
+    g.swarmxFanout = t.at("swarmx_fanout").asIntIn(2, 1 << 20);
+    g.swarmxHopLatencyS = nonNegative(t.at("swarmx_hop_latency_s"));
+    g.memxCapacityBytes = positive(t.at("memx_capacity_bytes"));
+    g.memxFlopsPerS = positive(t.at("memx_flops_per_s"));
+    g.fabricBytesPerCycle = positive(t.at("fabric_bytes_per_cycle"));
+  }
+
+  //===-- values, params, inputs, outputs ---------------------------------===//
+
+  Shape parseShape(const JsonReader &j) {
+    j.requireArray();
+    Shape shape;
+    for (size_t i = 0; i < j.size(); ++i)
+      shape.push_back(j[i].asIntIn(0, int64_t(1) << 40));
+    try {
+      numElements(shape);
+    } catch (const Error &e) {
+      j.error(e.what());
+    }
+    return shape;
+  }
+
+  DType parseValueDType(const JsonReader &j) {
+    std::string name = j.asString();
+    auto t = parseDType(name);
+    if (!t)
+      j.error("unknown dtype '", name, "' (expected f32, f16, bf16, i64, i1 or index)");
+    return *t;
+  }
+
+  void parseValues(const JsonReader &vals) {
+    vals.requireArray();
+    s_.values.resize(vals.size());
+    scope_.assign(vals.size(), kUndefined);
+    for (size_t i = 0; i < vals.size(); ++i) {
+      JsonReader v = vals[i];
+      v.requireObject();
+      ValueSpec &spec = s_.values[i];
+      JsonReader id = v.at("id");
+      spec.id = static_cast<int>(id.asInt());
+      if (spec.id != static_cast<int>(i))
+        id.error("value id ", spec.id, " at position ", i, " (ids must be dense from 0, in order)");
+      spec.shape = parseShape(v.at("shape"));
+      spec.dtype = parseValueDType(v.at("dtype"));
+      if (auto bd = v.optional("batch_dim")) {
+        int64_t d = bd->asInt();
+        if (d < 0 || d >= static_cast<int64_t>(spec.shape.size()))
+          bd->error("batch_dim ", d, " out of range for a rank-", spec.shape.size(), " value");
+        if (spec.shape[d] % s_.globalBatch != 0)
+          bd->error("batch dimension has size ", spec.shape[d],
+                    ", not a multiple of global_batch ", s_.globalBatch);
+        spec.batchDim = static_cast<int>(d);
+      }
+      if (auto sram = v.optional("sram_bytes_per_pe"))
+        spec.sramBytesPerPe = nonNegative(*sram);
+      if (auto layout = v.optional("layout"))
+        layout->requireObject();
+    }
+  }
+
+  OptimizerSpec parseOptimizer(const JsonReader &o) {
+    o.requireObject();
+    OptimizerSpec opt;
+    JsonReader name = o.at("name");
+    std::string n = name.asString();
+    opt.lr = nonNegative(o.at("lr"));
+    opt.weightDecay = nonNegative(o.at("weight_decay"));
+    if (n == "sgd") {
+      opt.kind = OptimizerKind::SGD;
+      opt.momentum = nonNegative(o.at("momentum"));
+      opt.dampening = o.at("dampening").asNumber();
+      JsonReader nest = o.at("nesterov");
+      opt.nesterov = nest.asBool();
+      if (opt.nesterov && (opt.momentum <= 0 || opt.dampening != 0))
+        nest.error("nesterov momentum requires a momentum and zero dampening");
+    } else if (n == "adam" || n == "adamw") {
+      opt.kind = n == "adam" ? OptimizerKind::Adam : OptimizerKind::AdamW;
+      for (const char *b : {"beta1", "beta2"}) {
+        JsonReader j = o.at(b);
+        double v = j.asNumber();
+        if (v < 0 || v >= 1)
+          j.error("must lie in [0, 1), got ", v);
+        (b[4] == '1' ? opt.beta1 : opt.beta2) = v;
+      }
+      opt.eps = nonNegative(o.at("eps"));
+      opt.amsgrad = o.at("amsgrad").asBool();
+    } else {
+      name.error("unknown optimizer '", n, "' (expected sgd, adam or adamw)");
+    }
+    return opt;
+  }
+
+  void parseParams(const JsonReader &ps) {
+    ps.requireArray();
+    std::set<std::string> seen;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      JsonReader p = ps[i];
+      p.requireObject();
+      ParamSpec spec;
+      JsonReader name = p.at("name");
+      spec.name = name.asString();
+      if (spec.name.empty())
+        name.error("empty parameter name");
+      if (!seen.insert(spec.name).second)
+        name.error("duplicate parameter '", spec.name, "'");
+      spec.shape = parseShape(p.at("shape"));
+      JsonReader dt = p.at("dtype");
+      spec.dtype = parseValueDType(dt);
+      if (spec.dtype != DType::F32)
+        dt.error("parameter '", spec.name, "' has dtype ", dtypeName(spec.dtype),
+                 "; MemoryX keeps f32 master weights only");
+      if (auto o = p.optional("optimizer"))
+        spec.optimizer = parseOptimizer(*o);
+      else if (s_.isTraining())
+        p.error("missing field 'optimizer' (required in a training schedule)");
+      s_.params.push_back(std::move(spec));
+    }
+  }
+
+  int valueId(const JsonReader &j) {
+    int64_t id = j.asInt();
+    if (id < 0 || id >= static_cast<int64_t>(s_.values.size()))
+      j.error("value id ", id, " out of range (the schedule has ", s_.values.size(), " values)");
+    return static_cast<int>(id);
+  }
+
+  std::vector<int> valueIds(const JsonReader &j) {
+    j.requireArray();
+    std::vector<int> ids;
+    for (size_t i = 0; i < j.size(); ++i)
+      ids.push_back(valueId(j[i]));
+    return ids;
+  }
+
+  void define(int id, int scope, const JsonReader &where) {
+    if (scope_[id] != kUndefined)
+      where.error("value ", id, " is defined twice (values are SSA)");
+    scope_[id] = scope;
+  }
+
+  /// Checks `id` is defined in `scope` (or, for region uses, in the
+  /// enclosing body scope, then only as a rank-0 captured scalar).
+  void use(int id, int scope, int outerScope, const JsonReader &where) {
+    if (scope_[id] == scope)
+      return;
+    if (outerScope != kUndefined && scope_[id] == outerScope) {
+      if (!s_.values[id].shape.empty())
+        where.error("value ", id, " captured into a region must be rank-0");
+      return;
+    }
+    if (scope_[id] == kUndefined)
+      where.error("value ", id, " is used before it is defined");
+    where.error("value ", id, " is not visible here (it is defined in another kernel or region)");
+  }
+
+  std::string roleString(const JsonReader &j) { return j.asString(); }
+
+  void parseInputs(const JsonReader &ins) {
+    ins.requireArray();
+    std::set<std::string> seen;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      JsonReader in = ins[i];
+      in.requireObject();
+      InputSpec spec;
+      JsonReader name = in.at("name");
+      spec.name = name.asString();
+      if (!seen.insert(spec.name).second)
+        name.error("duplicate input '", spec.name, "'");
+      JsonReader role = in.at("role");
+      std::string r = role.asString();
+      if (r == "input")
+        spec.role = InputRole::Input;
+      else if (r == "label")
+        spec.role = InputRole::Label;
+      else
+        role.error("unknown input role '", r, "' (expected 'input' or 'label')");
+      JsonReader value = in.at("value");
+      spec.value = valueId(value);
+      JsonReader dt = in.at("dtype");
+      spec.dtype = parseValueDType(dt);
+      JsonReader sh = in.at("shape");
+      spec.shape = parseShape(sh);
+      const ValueSpec &v = s_.values[spec.value];
+      if (v.dtype != spec.dtype)
+        dt.error("dtype ", dtypeName(spec.dtype), " differs from value ", spec.value, "'s ",
+                 dtypeName(v.dtype));
+      if (v.shape != spec.shape)
+        sh.error("shape ", shapeToString(spec.shape), " differs from value ", spec.value, "'s ",
+                 shapeToString(v.shape));
+      if (spec.shape.empty() || spec.shape[0] != s_.globalBatch)
+        sh.error("an input's dim 0 is the batch and must equal global_batch ", s_.globalBatch);
+      if (!v.batchDim || *v.batchDim != 0)
+        value.error("value ", spec.value, " of input '", spec.name, "' must have batch_dim 0");
+      if (auto nc = in.optional("num_classes")) {
+        if (storageOf(spec.dtype) != Storage::I64)
+          nc->error("num_classes needs integer labels, not ", dtypeName(spec.dtype));
+        spec.numClasses = nc->asIntIn(1, int64_t(1) << 40);
+      }
+      define(spec.value, kTopScope, value);
+      s_.inputs.push_back(std::move(spec));
+    }
+  }
+
+  void parseOutputs(const JsonReader &outs) {
+    outs.requireArray();
+    std::set<std::string> seen;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      JsonReader o = outs[i];
+      o.requireObject();
+      OutputSpec spec;
+      JsonReader name = o.at("name");
+      spec.name = name.asString();
+      if (!seen.insert(spec.name).second)
+        name.error("duplicate output '", spec.name, "'");
+      JsonReader role = o.at("role");
+      std::string r = role.asString();
+      if (r == "loss")
+        spec.role = OutputRole::Loss;
+      else if (r == "output")
+        spec.role = OutputRole::Output;
+      else
+        role.error("unknown output role '", r, "' (expected 'loss' or 'output')");
+      JsonReader value = o.at("value");
+      spec.value = valueId(value);
+      if (scope_[spec.value] != kTopScope)
+        value.error("output value ", spec.value, " is not produced by any step");
+      const ValueSpec &v = s_.values[spec.value];
+      if (s_.isTraining()) {
+        if (spec.role != OutputRole::Loss)
+          role.error("a training schedule has exactly one output, the loss");
+        if (!v.shape.empty() || v.dtype != DType::F32 || v.batchDim)
+          value.error("the loss must be a rank-0 f32 value without batch_dim");
+      } else {
+        if (spec.role != OutputRole::Output)
+          role.error("an inference schedule has no loss output");
+        if (v.batchDim && *v.batchDim != 0)
+          value.error("an inference output must have batch_dim 0 or none");
+      }
+      s_.outputs.push_back(std::move(spec));
+    }
+    if (s_.isTraining() && s_.outputs.size() != 1)
+      outs.error("a training schedule has exactly one output (the loss), found ",
+                 s_.outputs.size());
+    if (!s_.isTraining() && s_.outputs.empty())
+      outs.error("an inference schedule needs at least one output");
+  }
+
+  //===-- steps -------------------------------------------------------------===//
+
+  int paramRef(const JsonReader &j) {
+    std::string name = j.asString();
+    int p = s_.paramIndex(name);
+    if (p < 0)
+      j.error("unknown parameter '", name, "'");
+    return p;
+  }
+
+  StreamOrder parseOrder(const JsonReader &j) {
+    std::string o = j.asString();
+    if (o == "row_major")
+      return StreamOrder::RowMajor;
+    if (o == "transposed")
+      return StreamOrder::Transposed;
+    j.error("unknown order '", o, "' (expected 'row_major' or 'transposed')");
+  }
+
+  /// The shape a stream of `param` in `order` carries.
+  Shape streamShape(int param, StreamOrder order, const JsonReader &where) {
+    Shape s = s_.params[param].shape;
+    if (order == StreamOrder::Transposed) {
+      if (s.size() != 2)
+        where.error("only 2-D parameters can be streamed transposed ('", s_.params[param].name,
+                    "' has rank ", s.size(), ")");
+      std::swap(s[0], s[1]);
+    }
+    return s;
+  }
+
+  void sameSpec(int a, int b, const JsonReader &where, const char *what) {
+    const ValueSpec &x = s_.values[a], &y = s_.values[b];
+    if (x.shape != y.shape || x.dtype != y.dtype || x.batchDim != y.batchDim)
+      where.error(what, ": value ", a, " (", shapeToString(x.shape), " ", dtypeName(x.dtype),
+                  ") does not match value ", b, " (", shapeToString(y.shape), " ",
+                  dtypeName(y.dtype), ")", x.batchDim != y.batchDim ? " (batch_dim differs)" : "");
+  }
+
+  void parseStep(const JsonReader &j) {
+    j.requireObject();
+    Step st;
+    st.path = j.path();
+    JsonReader opj = j.at("op");
+    std::string op = opj.asString();
+    if (op == "weight_stream") {
+      st.kind = StepKind::WeightStream;
+      st.param = paramRef(j.at("param"));
+      JsonReader order = j.at("order");
+      st.order = parseOrder(order);
+      st.dtype = streamDType(j.at("dtype"));
+      JsonReader result = j.at("result");
+      int r = valueId(result);
+      st.results = {r};
+      st.bytes = nonNegative(j.at("bytes"));
+      const ValueSpec &v = s_.values[r];
+      Shape expect = streamShape(st.param, st.order, order);
+      if (v.shape != expect || !isFloat(v.dtype) || v.batchDim)
+        result.error("value ", r, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
+                     ") cannot hold parameter '", s_.params[st.param].name, "' streamed ",
+                     order.asString(), " (", shapeToString(expect), ", float, no batch_dim)");
+      define(r, kTopScope, result);
+    } else if (op == "gradient_stream") {
+      st.kind = StepKind::GradientStream;
+      if (!s_.isTraining())
+        opj.error("gradient_stream in an inference schedule");
+      st.param = paramRef(j.at("param"));
+      JsonReader order = j.at("order");
+      st.order = parseOrder(order);
+      JsonReader operand = j.at("operand");
+      int o = valueId(operand);
+      st.operands = {o};
+      st.bytes = nonNegative(j.at("bytes"));
+      use(o, kTopScope, kUndefined, operand);
+      const ValueSpec &v = s_.values[o];
+      Shape expect = streamShape(st.param, st.order, order);
+      if (v.shape != expect || !isFloat(v.dtype) || v.batchDim)
+        operand.error("value ", o, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
+                      ") cannot be the gradient of parameter '", s_.params[st.param].name,
+                      "' in ", order.asString(), " order (", shapeToString(expect),
+                      ", float, no batch_dim)");
+    } else if (op == "layout_convert") {
+      st.kind = StepKind::LayoutConvert;
+      JsonReader operand = j.at("operand"), result = j.at("result");
+      int o = valueId(operand), r = valueId(result);
+      st.operands = {o};
+      st.results = {r};
+      st.cycles = nonNegative(j.at("cycles"));
+      use(o, kTopScope, kUndefined, operand);
+      sameSpec(o, r, result, "layout_convert changes no shape or dtype");
+      define(r, kTopScope, result);
+    } else if (op == "kernel") {
+      parseKernel(j, st);
+    } else {
+      opj.error("unknown step op '", op,
+                "' (expected weight_stream, kernel, layout_convert or gradient_stream)");
+    }
+    s_.steps.push_back(std::move(st));
+  }
+
+  void parseKernel(const JsonReader &j, Step &st) {
+    st.kind = StepKind::Kernel;
+    st.name = j.at("name").asString();
+    st.layer = j.at("layer").asString();
+    JsonReader phase = j.at("phase");
+    std::string p = phase.asString();
+    if (p == "forward")
+      st.phase = Phase::Forward;
+    else if (p == "backward")
+      st.phase = Phase::Backward;
+    else if (p == "loss")
+      st.phase = Phase::Loss;
+    else
+      phase.error("unknown phase '", p, "' (expected forward, backward or loss)");
+    JsonReader operands = j.at("operands"), results = j.at("results");
+    st.operands = valueIds(operands);
+    st.results = valueIds(results);
+    for (size_t i = 0; i < st.operands.size(); ++i)
+      use(st.operands[i], kTopScope, kUndefined, operands[i]);
+    JsonReader cost = j.at("cost");
+    cost.requireObject();
+    st.cost.flops = nonNegative(cost.at("flops"));
+    st.cost.cycles = nonNegative(cost.at("cycles"));
+    st.cost.pes = nonNegative(cost.at("pes"));
+
+    JsonReader body = j.at("body");
+    body.requireObject();
+    const int scope = ++nextScope_;
+    JsonReader args = body.at("args");
+    st.body.args = valueIds(args);
+    if (st.body.args.size() != st.operands.size())
+      args.error(st.body.args.size(), " body arguments for ", st.operands.size(), " operands");
+    for (size_t i = 0; i < st.body.args.size(); ++i) {
+      sameSpec(st.body.args[i], st.operands[i], args[i], "body argument vs operand");
+      define(st.body.args[i], scope, args[i]);
+    }
+    JsonReader ops = body.at("ops");
+    ops.requireArray();
+    for (size_t i = 0; i < ops.size(); ++i)
+      st.body.ops.push_back(parseBodyOp(ops[i], scope));
+    JsonReader yields = body.at("yields");
+    st.body.yields = valueIds(yields);
+    if (st.body.yields.size() != st.results.size())
+      yields.error(st.body.yields.size(), " yields for ", st.results.size(), " results");
+    for (size_t i = 0; i < st.body.yields.size(); ++i) {
+      use(st.body.yields[i], scope, kUndefined, yields[i]);
+      sameSpec(st.body.yields[i], st.results[i], yields[i], "yield vs kernel result");
+    }
+    for (size_t i = 0; i < st.results.size(); ++i)
+      define(st.results[i], kTopScope, results[i]);
+  }
+
+  //===-- kernel bodies -----------------------------------------------------===//
+
+  void expectCounts(const JsonReader &j, const BodyOp &op, size_t operands, size_t results) {
+    if (op.operands.size() != operands)
+      j.error(op.name, " takes ", operands, " operand(s), got ", op.operands.size());
+    if (op.results.size() != results)
+      j.error(op.name, " has ", results, " result(s), got ", op.results.size());
+  }
+
+  BodyOp parseBodyOp(const JsonReader &j, int scope) {
+    j.requireObject();
+    BodyOp op;
+    op.path = j.path();
+    JsonReader opj = j.at("op");
+    std::string name = opj.asString();
+    op.name = name;
+    JsonReader operands = j.at("operands"), results = j.at("results");
+    op.operands = valueIds(operands);
+    op.results = valueIds(results);
+    for (size_t i = 0; i < op.operands.size(); ++i)
+      use(op.operands[i], scope, kUndefined, operands[i]);
+    if (name == "tensor.empty") {
+      op.kind = BodyOpKind::Empty;
+      expectCounts(j, op, 0, 1);
+    } else if (name == "arith.constant") {
+      op.kind = BodyOpKind::Constant;
+      expectCounts(j, op, 0, 1);
+      parseConstantValue(j.at("value"), op);
+    } else if (name == "tensor.collapse_shape" || name == "tensor.expand_shape") {
+      op.kind = name == "tensor.collapse_shape" ? BodyOpKind::CollapseShape
+                                                : BodyOpKind::ExpandShape;
+      expectCounts(j, op, 1, 1);
+      parseReassociation(j.at("reassociation"), op);
+    } else if (name == "linalg") {
+      op.kind = BodyOpKind::Linalg;
+      op.name = j.at("name").asString();
+      parseLinalg(j, op, scope);
+    } else {
+      opj.error("unknown kernel body op '", name,
+                "' (expected tensor.empty, arith.constant, tensor.collapse_shape, "
+                "tensor.expand_shape or linalg)");
+    }
+    for (size_t i = 0; i < op.results.size(); ++i)
+      define(op.results[i], scope, results[i]);
+    return op;
+  }
+
+  void parseConstantValue(const JsonReader &v, BodyOp &op) {
+    const ValueSpec &r = s_.values[op.results[0]];
+    const bool isInt = storageOf(r.dtype) != Storage::F32;
+    auto element = [&](const JsonReader &e) {
+      if (isInt) {
+        if (e.raw().is_boolean())
+          op.intValues.push_back(e.raw().get<bool>() ? 1 : 0);
+        else
+          op.intValues.push_back(e.asInt());
+      } else {
+        op.floatValues.push_back(e.asReal());
+      }
+    };
+    if (v.isArray()) {
+      op.splat = false;
+      const int64_t n = numElements(r.shape);
+      if (static_cast<int64_t>(v.size()) != n)
+        v.error(v.size(), " constant elements for a value of shape ", shapeToString(r.shape),
+                " (", n, " elements)");
+      for (size_t i = 0; i < v.size(); ++i)
+        element(v[i]);
+    } else {
+      op.splat = true;
+      element(v);
+    }
+  }
+
+  void parseReassociation(const JsonReader &j, BodyOp &op) {
+    j.requireArray();
+    int next = 0;
+    for (size_t g = 0; g < j.size(); ++g) {
+      JsonReader group = j[g];
+      group.requireArray();
+      std::vector<int> dims;
+      for (size_t i = 0; i < group.size(); ++i) {
+        int64_t d = group[i].asInt();
+        if (d != next)
+          group[i].error("reassociation must list dims 0, 1, ... in order; expected ", next,
+                         ", got ", d);
+        dims.push_back(next++);
+      }
+      if (dims.empty())
+        group.error("empty reassociation group");
+      op.reassociation.push_back(dims);
+    }
+    const ValueSpec &in = s_.values[op.operands[0]], &out = s_.values[op.results[0]];
+    if (in.dtype != out.dtype)
+      j.error("reshape changes dtype from ", dtypeName(in.dtype), " to ", dtypeName(out.dtype));
+    const bool collapse = op.kind == BodyOpKind::CollapseShape;
+    const Shape &big = collapse ? in.shape : out.shape;
+    const Shape &small = collapse ? out.shape : in.shape;
+    // A rank-0 side has no groups (tensor<1x1xf32> <-> tensor<f32>).
+    if (small.empty() && op.reassociation.empty()) {
+      if (numElements(big) != 1)
+        j.error("reshape between ", shapeToString(in.shape), " and ", shapeToString(out.shape),
+                " changes the element count");
+      return;
+    }
+    if (next != static_cast<int>(big.size()) || op.reassociation.size() != small.size())
+      j.error("reassociation does not fit ", shapeToString(in.shape), " -> ",
+              shapeToString(out.shape));
+    for (size_t g = 0; g < small.size(); ++g) {
+      int64_t prod = 1;
+      for (int d : op.reassociation[g])
+        prod *= big[d];
+      if (prod != small[g])
+        j.error("reassociation group ", g, " multiplies to ", prod, " but the ",
+                collapse ? "result" : "operand", " dim is ", small[g]);
+    }
+  }
+
+  AffineExpr parseExpr(const JsonReader &j, int numLoops) {
+    j.requireArray();
+    AffineExpr e;
+    for (size_t i = 0; i < j.size(); ++i) {
+      JsonReader t = j[i];
+      if (t.isObject()) {
+        if (i + 1 != j.size())
+          t.error("the constant term must come last");
+        e.constant = t.at("const").asIntIn(-(int64_t(1) << 40), int64_t(1) << 40);
+        continue;
+      }
+      t.requireArray();
+      if (t.size() != 2)
+        t.error("a term is [loop_dim, coefficient]");
+      int64_t d = t[0].asInt();
+      if (d < 0 || d >= numLoops)
+        t[0].error("loop dim d", d, " out of range (the op has ", numLoops, " loops)");
+      e.terms.push_back({static_cast<int>(d), t[1].asIntIn(-(int64_t(1) << 31), int64_t(1) << 31)});
+    }
+    return e;
+  }
+
+  void parseLinalg(const JsonReader &j, BodyOp &op, int scope) {
+    JsonReader ni = j.at("num_inputs");
+    op.numInputs = static_cast<int>(ni.asIntIn(0, static_cast<int64_t>(op.operands.size())));
+    const size_t numOutputs = op.operands.size() - op.numInputs;
+    if (numOutputs == 0)
+      ni.error("a linalg op needs at least one output operand");
+    if (op.results.size() != numOutputs)
+      j.at("results").error(op.results.size(), " results for ", numOutputs, " output operands");
+    JsonReader its = j.at("iterators");
+    its.requireArray();
+    for (size_t i = 0; i < its.size(); ++i) {
+      std::string it = its[i].asString();
+      if (it != "parallel" && it != "reduction")
+        its[i].error("unknown iterator '", it, "' (expected 'parallel' or 'reduction')");
+      op.isReduction.push_back(it == "reduction");
+    }
+    const int numLoops = static_cast<int>(op.isReduction.size());
+    JsonReader maps = j.at("maps");
+    maps.requireArray();
+    if (maps.size() != op.operands.size())
+      maps.error(maps.size(), " indexing maps for ", op.operands.size(), " operands");
+    std::vector<bool> determined(numLoops, false);
+    for (size_t m = 0; m < maps.size(); ++m) {
+      JsonReader map = maps[m];
+      map.requireArray();
+      const ValueSpec &v = s_.values[op.operands[m]];
+      if (map.size() != v.shape.size())
+        map.error("map has ", map.size(), " results but operand ", m, " (value ",
+                  op.operands[m], ") has rank ", v.shape.size());
+      AffineMap am;
+      for (size_t e = 0; e < map.size(); ++e) {
+        am.push_back(parseExpr(map[e], numLoops));
+        if (am.back().isDim())
+          determined[am.back().terms[0].first] = true;
+        if (m >= static_cast<size_t>(op.numInputs))
+          for (auto [d, c] : am.back().terms)
+            if (op.isReduction[d] && c != 0)
+              map[e].error("an output indexing map uses reduction loop d", d);
+      }
+      op.maps.push_back(std::move(am));
+    }
+    for (int d = 0; d < numLoops; ++d)
+      if (!determined[d])
+        maps.error("no operand dimension is indexed by d", d, " alone, so its extent is unknown");
+    for (size_t o = 0; o < numOutputs; ++o) {
+      const int out = op.operands[op.numInputs + o];
+      const ValueSpec &ov = s_.values[out], &rv = s_.values[op.results[o]];
+      if (ov.shape != rv.shape || ov.dtype != rv.dtype || ov.batchDim != rv.batchDim)
+        j.at("results")[o].error("result value ", op.results[o], " (", shapeToString(rv.shape),
+                                 " ", dtypeName(rv.dtype), ") differs from its init operand ",
+                                 out, " (", shapeToString(ov.shape), " ", dtypeName(ov.dtype), ")");
+    }
+    std::vector<Shape> shapes;
+    for (int id : op.operands)
+      shapes.push_back(s_.values[id].shape);
+    inferLoopBounds(op.maps, numLoops, shapes, s_.source + ": " + j.path());
+    parseRegion(j.at("region"), op, scope, numLoops);
+  }
+
+  char classOf(DType t) {
+    return isFloat(t) ? 'F' : 'I';
+  }
+
+  void parseRegion(const JsonReader &j, BodyOp &op, int bodyScope, int numLoops) {
+    j.requireObject();
+    const int scope = ++nextScope_;
+    Region &r = op.region;
+    JsonReader args = j.at("args");
+    r.args = valueIds(args);
+    if (r.args.size() != op.operands.size())
+      args.error(r.args.size(), " region arguments for ", op.operands.size(), " operands");
+    for (size_t i = 0; i < r.args.size(); ++i) {
+      const ValueSpec &a = s_.values[r.args[i]], &o = s_.values[op.operands[i]];
+      if (!a.shape.empty())
+        args[i].error("region argument ", r.args[i], " must be rank-0");
+      if (a.dtype != o.dtype)
+        args[i].error("region argument ", r.args[i], " is ", dtypeName(a.dtype),
+                      " but operand ", i, " holds ", dtypeName(o.dtype));
+      define(r.args[i], scope, args[i]);
+    }
+    JsonReader ops = j.at("ops");
+    ops.requireArray();
+    for (size_t i = 0; i < ops.size(); ++i)
+      r.ops.push_back(parseRegionOp(ops[i], scope, bodyScope, numLoops));
+    JsonReader yields = j.at("yields");
+    r.yields = valueIds(yields);
+    const size_t numOutputs = op.operands.size() - op.numInputs;
+    if (r.yields.size() != numOutputs)
+      yields.error(r.yields.size(), " region yields for ", numOutputs, " outputs");
+    for (size_t i = 0; i < r.yields.size(); ++i) {
+      use(r.yields[i], scope, bodyScope, yields[i]);
+      DType y = s_.values[r.yields[i]].dtype;
+      DType o = s_.values[op.operands[op.numInputs + i]].dtype;
+      if (y != o)
+        yields[i].error("yield of ", dtypeName(y), " into an output of ", dtypeName(o));
+    }
+  }
+
+  RegionOp parseRegionOp(const JsonReader &j, int scope, int bodyScope, int numLoops) {
+    j.requireObject();
+    RegionOp op;
+    JsonReader opj = j.at("op");
+    op.name = opj.asString();
+    auto it = scalarOps().find(op.name);
+    if (it == scalarOps().end())
+      opj.error("unsupported region op '", op.name, "'");
+    const OpInfo &info = it->second;
+    op.kind = info.kind;
+    JsonReader operands = j.at("operands"), results = j.at("results");
+    op.operands = valueIds(operands);
+    op.results = valueIds(results);
+    if (static_cast<int>(op.operands.size()) != info.arity)
+      operands.error(op.name, " takes ", info.arity, " operand(s), got ", op.operands.size());
+    if (op.results.size() != 1)
+      results.error(op.name, " has one result, got ", op.results.size());
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      use(op.operands[i], scope, bodyScope, operands[i]);
+      if (!s_.values[op.operands[i]].shape.empty())
+        operands[i].error("region values must be rank-0");
+    }
+    const ValueSpec &res = s_.values[op.results[0]];
+    if (!res.shape.empty())
+      results[0].error("region values must be rank-0");
+    auto cls = [&](size_t i) { return classOf(s_.values[op.operands[i]].dtype); };
+    // Operand classes.
+    if (op.kind == ScalarOp::Select) {
+      if (s_.values[op.operands[0]].dtype != DType::I1)
+        operands[0].error("arith.select needs an i1 condition");
+      if (s_.values[op.operands[1]].dtype != s_.values[op.operands[2]].dtype ||
+          s_.values[op.operands[1]].dtype != res.dtype)
+        j.error("arith.select operands and result must have one type");
+    } else if (info.operandClass != '*') {
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        if (cls(i) != info.operandClass)
+          operands[i].error(op.name, " needs ",
+                            info.operandClass == 'F' ? "floating point" : "integer",
+                            " operands, got ", dtypeName(s_.values[op.operands[i]].dtype));
+    }
+    // Result class.
+    const char rc = info.resultClass;
+    if ((rc == 'F' && !isFloat(res.dtype)) || (rc == 'I' && isFloat(res.dtype)) ||
+        (rc == 'B' && res.dtype != DType::I1))
+      results[0].error(op.name, " cannot produce ", dtypeName(res.dtype));
+    switch (op.kind) {
+    case ScalarOp::Constant: {
+      JsonReader v = j.at("value");
+      if (isFloat(res.dtype))
+        op.floatValue = v.asReal();
+      else if (v.raw().is_boolean())
+        op.intValue = v.raw().get<bool>() ? 1 : 0;
+      else
+        op.intValue = v.asInt();
+      break;
+    }
+    case ScalarOp::CmpF:
+    case ScalarOp::CmpI: {
+      JsonReader p = j.at("predicate");
+      const auto &table = op.kind == ScalarOp::CmpF ? cmpfPredicates() : cmpiPredicates();
+      auto pit = table.find(p.asString());
+      if (pit == table.end())
+        p.error("unknown ", op.name, " predicate '", p.asString(), "'");
+      op.predicate = pit->second;
+      break;
+    }
+    case ScalarOp::Index:
+      op.dim = static_cast<int>(j.at("dim").asIntIn(0, numLoops - 1));
+      break;
+    default:
+      break;
+    }
+    define(op.results[0], scope, results[0]);
+    return op;
+  }
+
+  //===-- whole-schedule checks ---------------------------------------------===//
+
+  void checkStreams() {
+    // MemoryX applies an update as soon as a gradient arrives, so a later
+    // weight stream of the same parameter in the same step would read the
+    // next step's weights.
+    std::vector<int> gradientAt(s_.params.size(), -1);
+    for (size_t i = 0; i < s_.steps.size(); ++i) {
+      const Step &st = s_.steps[i];
+      if (st.kind == StepKind::GradientStream) {
+        if (gradientAt[st.param] >= 0)
+          fail(s_.source, ": ", st.path, ": parameter '", s_.params[st.param].name,
+               "' already has a gradient stream at steps[", gradientAt[st.param], "]");
+        gradientAt[st.param] = static_cast<int>(i);
+      } else if (st.kind == StepKind::WeightStream && gradientAt[st.param] >= 0) {
+        fail(s_.source, ": ", st.path, ": parameter '", s_.params[st.param].name,
+             "' is streamed after its gradient stream at steps[", gradientAt[st.param],
+             "] (it would see the updated weights)");
+      }
+    }
+  }
+
+  Schedule s_;
+  std::vector<int> scope_;
+  int nextScope_ = 0;
+};
+
+} // namespace
+
+Schedule parseSchedule(const std::string &text, const std::string &source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception &e) {
+    std::string msg = e.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] " tag.
+    if (auto p = msg.find("] "); p != std::string::npos && msg[0] == '[')
+      msg = msg.substr(p + 2);
+    fail(source, ": invalid JSON: ", msg);
+  }
+  return Parser(source).parse(doc);
+}
+
+Schedule loadSchedule(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    fail(path, ": is a directory, not a schedule file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fail(path, ": cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad())
+    fail(path, ": read error");
+  return parseSchedule(ss.str(), path);
+}
+
+} // namespace wsc::rt

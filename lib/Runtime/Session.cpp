@@ -1,0 +1,173 @@
+//===- Session.cpp - Drives training steps over an emulated cluster --------===//
+
+#include "wsc/Runtime/Session.h"
+
+#include "wsc/Runtime/Error.h"
+
+#include <algorithm>
+
+namespace wsc::rt {
+
+Session::Session(Schedule schedule)
+    : schedule_(std::move(schedule)), interpreter_(schedule_), memoryX_(schedule_.params),
+      swarmX_(std::make_unique<LocalSwarmX>(schedule_.systems)), timing_(schedule_) {
+  const std::vector<BatchShard> shards = shardBatch(schedule_.globalBatch, schedule_.systems);
+  for (int k = 0; k < schedule_.systems; ++k)
+    systems_.emplace_back(schedule_, interpreter_, k, shards[k]);
+  // Free activations after their last use; outputs stay to the end.
+  const size_t V = schedule_.values.size();
+  std::vector<int> last(V, -1);
+  for (size_t i = 0; i < schedule_.steps.size(); ++i) {
+    for (int id : schedule_.steps[i].operands)
+      last[id] = static_cast<int>(i);
+    for (int id : schedule_.steps[i].results)
+      last[id] = std::max(last[id], static_cast<int>(i));
+  }
+  for (const OutputSpec &o : schedule_.outputs)
+    last[o.value] = -1;
+  releaseAfter_.resize(schedule_.steps.size());
+  for (size_t v = 0; v < V; ++v)
+    if (last[v] >= 0)
+      releaseAfter_[last[v]].push_back(static_cast<int>(v));
+}
+
+void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
+  // Check everything before changing anything.
+  for (const ParamSpec &p : schedule_.params) {
+    auto it = weights.find(p.name);
+    if (it == weights.end())
+      fail("missing parameter '", p.name, "'");
+    const Tensor &w = it->second;
+    if (w.dtype() != DType::F32)
+      fail("parameter '", p.name, "' has dtype ", dtypeName(w.dtype()), ", expected f32");
+    if (w.shape() != p.shape)
+      fail("parameter '", p.name, "' has shape ", shapeToString(w.shape()), ", expected ",
+           shapeToString(p.shape));
+  }
+  for (size_t i = 0; i < schedule_.params.size(); ++i)
+    memoryX_.setWeights(static_cast<int>(i), weights.at(schedule_.params[i].name));
+}
+
+void Session::checkInputs(const std::vector<Tensor> &inputs) const {
+  const auto &specs = schedule_.inputs;
+  if (inputs.size() != specs.size())
+    fail("expected ", specs.size(), " inputs, got ", inputs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const InputSpec &spec = specs[i];
+    const Tensor &t = inputs[i];
+    if (!t.defined())
+      fail("input '", spec.name, "' is missing");
+    if (t.storage() != storageOf(spec.dtype))
+      fail("input '", spec.name, "' has dtype ", dtypeName(t.dtype()), ", expected ",
+           dtypeName(spec.dtype));
+    if (t.shape() != spec.shape)
+      fail("input '", spec.name, "' has shape ", shapeToString(t.shape()), ", expected ",
+           shapeToString(spec.shape));
+    if (spec.numClasses) {
+      const int64_t *d = t.data<int64_t>();
+      for (int64_t j = 0; j < t.numel(); ++j)
+        if (d[j] < 0 || d[j] >= *spec.numClasses)
+          fail("input '", spec.name, "': label ", d[j], " at index ", j, " is out of range [0, ",
+               *spec.numClasses, ")");
+    }
+  }
+}
+
+void Session::run(const std::vector<Tensor> &inputs) {
+  checkInputs(inputs);
+  const std::vector<std::string> missing = memoryX_.missingWeights();
+  if (!missing.empty())
+    fail("no weights loaded for parameter '", missing[0], "'");
+  for (WaferSystem &sys : systems_) {
+    sys.clear();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const InputSpec &spec = schedule_.inputs[i];
+      // Every system gets its samples of the batch (dim 0).
+      Tensor shard = schedule_.systems == 1
+                         ? inputs[i]
+                         : sliceDim(inputs[i], 0, sys.shard().begin,
+                                    sys.shard().begin + sys.shard().size);
+      sys.setValue(spec.value, shard.withDType(spec.dtype));
+    }
+  }
+  const int N = schedule_.systems;
+  for (size_t si = 0; si < schedule_.steps.size(); ++si) {
+    const Step &st = schedule_.steps[si];
+    switch (st.kind) {
+    case StepKind::WeightStream: {
+      Tensor w = memoryX_.streamWeights(st.param, st.order, st.dtype);
+      std::vector<Tensor> received = swarmX_->broadcast(w);
+      const DType dt = schedule_.values[st.results[0]].dtype;
+      for (int k = 0; k < N; ++k)
+        systems_[k].setValue(st.results[0], received[k].withDType(dt));
+      break;
+    }
+    case StepKind::Kernel:
+    case StepKind::LayoutConvert:
+      for (WaferSystem &sys : systems_)
+        sys.execute(si);
+      break;
+    case StepKind::GradientStream: {
+      std::vector<Tensor> partials;
+      for (WaferSystem &sys : systems_) {
+        Tensor g = sys.value(st.operands[0]);
+        if (schedule_.gradientDType != DType::F32) {
+          // Systems send gradients in gradient_dtype; SwarmX adds in FP32.
+          Tensor r = Tensor::uninitialized(DType::F32, g.shape());
+          roundBuffer(schedule_.gradientDType, g.data<float>(), r.data<float>(), g.numel());
+          g = r;
+        }
+        partials.push_back(g);
+      }
+      memoryX_.applyGradient(st.param, swarmX_->reduce(partials), st.order);
+      break;
+    }
+    }
+    for (int id : releaseAfter_[si])
+      for (WaferSystem &sys : systems_)
+        sys.release(id);
+  }
+}
+
+double Session::step(const std::vector<Tensor> &inputs) {
+  if (!schedule_.isTraining())
+    fail("this is an inference schedule: use infer(), not step()");
+  run(inputs);
+  const int lossId = schedule_.outputs[0].value;
+  std::vector<Tensor> partials;
+  for (WaferSystem &sys : systems_)
+    partials.push_back(sys.value(lossId));
+  const Tensor loss = swarmX_->reduce(partials);
+  for (WaferSystem &sys : systems_)
+    sys.clear();
+  report_.loss = loss.at(0);
+  report_.timing = timing_.simulateStep();
+  ++stepsRun_;
+  return report_.loss;
+}
+
+std::vector<Tensor> Session::infer(const std::vector<Tensor> &inputs) {
+  if (schedule_.isTraining())
+    fail("this is a training schedule: use step(), not infer()");
+  run(inputs);
+  std::vector<Tensor> outputs;
+  for (const OutputSpec &o : schedule_.outputs) {
+    const ValueSpec &v = schedule_.values[o.value];
+    if (!v.batchDim || schedule_.systems == 1) {
+      outputs.push_back(systems_[0].value(o.value).clone());
+      continue;
+    }
+    std::vector<Tensor> parts;
+    for (WaferSystem &sys : systems_)
+      parts.push_back(sys.value(o.value));
+    outputs.push_back(concatDim(parts, *v.batchDim));
+  }
+  for (WaferSystem &sys : systems_)
+    sys.clear();
+  report_.loss = 0;
+  report_.timing = timing_.simulateStep();
+  ++stepsRun_;
+  return outputs;
+}
+
+} // namespace wsc::rt

@@ -1,0 +1,342 @@
+//===- StructuredOp.cpp - Execute one linalg structured op -----------------===//
+
+#include "StructuredOp.h"
+
+#include "Contraction.h"
+#include "LoopBounds.h"
+
+#include "wsc/Runtime/Error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace wsc::rt {
+
+namespace {
+
+// Lanes per row chunk: long enough to amortize per-instruction dispatch,
+// short enough that a region's registers stay in L1/L2.
+constexpr int kLanes = 1024;
+
+struct Operand {
+  uint8_t *data = nullptr;
+  Storage storage = Storage::F32;
+  LinearAccess access;
+  bool isOutput = false;
+  bool loaded = false; // its block argument is read by the region
+  bool considered() const { return loaded || isOutput; }
+};
+
+struct Choice {
+  ExecMode mode = ExecMode::Scalar;
+  std::vector<int> group; // inner loops, innermost first
+  double cost = std::numeric_limits<double>::infinity();
+};
+
+/// Loops that can be merged into a row starting at `d`: each next loop's
+/// stride must continue the row contiguously for every operand read or
+/// written.
+std::vector<int> mergeGroup(int d, const std::vector<int64_t> &ext,
+                            const std::vector<Operand> &ops, bool allowMerge) {
+  std::vector<int> group = {d};
+  if (!allowMerge)
+    return group;
+  int64_t e = ext[d];
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int c = 0; c < static_cast<int>(ext.size()); ++c) {
+      if (ext[c] <= 1 || std::find(group.begin(), group.end(), c) != group.end())
+        continue;
+      bool ok = true;
+      for (const Operand &o : ops)
+        if (o.considered() && o.access.stride[c] != o.access.stride[d] * e)
+          ok = false;
+      if (ok) {
+        group.push_back(c);
+        e *= ext[c];
+        grew = true;
+      }
+    }
+  }
+  return group;
+}
+
+double perElementCost(int64_t stride, Storage st, bool store) {
+  if (stride == 0)
+    return store ? 0 : 0.25;
+  double c = stride == 1 ? (store ? 0.25 : 0.0) : 1.5;
+  if (st != Storage::F32)
+    c += 0.5; // conversion into/out of i64 registers
+  return c;
+}
+
+Choice choose(const RegionProgram &prog, const std::vector<int64_t> &ext,
+              const std::vector<bool> &isReduction, const std::vector<Operand> &ops,
+              int numInputs) {
+  const int L = static_cast<int>(ext.size());
+  double total = 1;
+  for (int64_t e : ext)
+    total *= static_cast<double>(e);
+  int considered = 0;
+  for (const Operand &o : ops)
+    considered += o.considered();
+  const double rowOverhead = 8.0 * (prog.numInstrs() + considered) + 16;
+  const bool allowMerge = !prog.usesIndex();
+  const int numOutputs = static_cast<int>(ops.size()) - numInputs;
+
+  Choice best;
+  for (int d = 0; d < L; ++d) {
+    if (ext[d] <= 1)
+      continue;
+    bool outputsMove = true;
+    for (const Operand &o : ops)
+      if (o.isOutput && o.access.stride[d] == 0)
+        outputsMove = false;
+    const bool reduce = !outputsMove && isReduction[d] && prog.hasReduction() &&
+                        numOutputs == 1 && ops.back().access.stride[d] == 0;
+    if (!outputsMove && !reduce)
+      continue;
+    std::vector<int> group = mergeGroup(d, ext, ops, allowMerge);
+    double rowLen = 1;
+    for (int g : group)
+      rowLen *= static_cast<double>(ext[g]);
+    double cost = total / rowLen * rowOverhead;
+    for (const Operand &o : ops) {
+      if (!o.considered())
+        continue;
+      const int64_t s = o.access.stride[d];
+      if (o.isOutput && reduce)
+        cost += total * 0.25; // the row reduction itself
+      else if (o.isOutput)
+        cost += total * ((o.loaded ? perElementCost(s, o.storage, false) : 0) +
+                         perElementCost(s, o.storage, true));
+      else
+        cost += total * perElementCost(s, o.storage, false);
+    }
+    if (cost < best.cost) {
+      best.cost = cost;
+      best.mode = reduce ? ExecMode::Reduce : ExecMode::Row;
+      best.group = group;
+    }
+  }
+  if (best.group.empty()) {
+    // Scalar fallback (or a single point): the last non-trivial loop inner,
+    // so the visiting order is lexicographic.
+    best.mode = ExecMode::Scalar;
+    for (int d = L - 1; d >= 0; --d)
+      if (ext[d] > 1) {
+        best.group = {d};
+        break;
+      }
+    if (best.group.empty())
+      best.mode = ExecMode::Row; // every extent is 1: one point
+  }
+  return best;
+}
+
+template <typename T> inline T *at(uint8_t *data, int64_t offset) {
+  return reinterpret_cast<T *>(data) + offset;
+}
+
+void loadArg(RegisterFile &rf, int reg, const Operand &o, int64_t offset, int64_t stride, int n) {
+  switch (o.storage) {
+  case Storage::F32: {
+    const float *p = at<float>(o.data, offset);
+    if (stride == 1) {
+      rf.bindF(reg, p);
+    } else {
+      float *d = rf.ownF(reg);
+      if (stride == 0)
+        std::fill(d, d + n, *p);
+      else
+        for (int k = 0; k < n; ++k)
+          d[k] = p[k * stride];
+    }
+    break;
+  }
+  case Storage::I64: {
+    const int64_t *p = at<int64_t>(o.data, offset);
+    if (stride == 1) {
+      rf.bindI(reg, p);
+    } else {
+      int64_t *d = rf.ownI(reg);
+      if (stride == 0)
+        std::fill(d, d + n, *p);
+      else
+        for (int k = 0; k < n; ++k)
+          d[k] = p[k * stride];
+    }
+    break;
+  }
+  case Storage::U8: {
+    const uint8_t *p = at<uint8_t>(o.data, offset);
+    int64_t *d = rf.ownI(reg);
+    for (int k = 0; k < n; ++k)
+      d[k] = p[k * stride];
+    break;
+  }
+  }
+}
+
+void storeYield(const RegisterFile &rf, int reg, const Operand &o, int64_t offset, int64_t stride,
+                int n) {
+  switch (o.storage) {
+  case Storage::F32: {
+    float *p = at<float>(o.data, offset);
+    const float *s = rf.f(reg);
+    if (stride == 1) {
+      if (s != p)
+        std::memmove(p, s, n * sizeof(float));
+    } else {
+      for (int k = 0; k < n; ++k)
+        p[k * stride] = s[k];
+    }
+    break;
+  }
+  case Storage::I64: {
+    int64_t *p = at<int64_t>(o.data, offset);
+    const int64_t *s = rf.i(reg);
+    if (stride == 1) {
+      if (s != p)
+        std::memmove(p, s, n * sizeof(int64_t));
+    } else {
+      for (int k = 0; k < n; ++k)
+        p[k * stride] = s[k];
+    }
+    break;
+  }
+  case Storage::U8: {
+    uint8_t *p = at<uint8_t>(o.data, offset);
+    const int64_t *s = rf.i(reg);
+    for (int k = 0; k < n; ++k)
+      p[k * stride] = static_cast<uint8_t>(s[k] & 1);
+    break;
+  }
+  }
+}
+
+} // namespace
+
+ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *> &tensors,
+                         const std::function<const Tensor &(int)> &capture) {
+  const BodyOp &op = *plan.op;
+  const RegionProgram &prog = plan.program;
+  const int L = static_cast<int>(op.isReduction.size());
+  const int M = static_cast<int>(tensors.size());
+
+  std::vector<Shape> shapes;
+  for (Tensor *t : tensors)
+    shapes.push_back(t->shape());
+  const std::vector<int64_t> ext = inferLoopBounds(op.maps, L, shapes, plan.where);
+  for (int64_t e : ext)
+    if (e == 0)
+      return ExecMode::Empty;
+
+  std::vector<Operand> ops(M);
+  for (int m = 0; m < M; ++m) {
+    Operand &o = ops[m];
+    o.data = static_cast<uint8_t *>(tensors[m]->rawData());
+    o.storage = tensors[m]->storage();
+    o.isOutput = m >= op.numInputs;
+    o.loaded = prog.argUsed(m);
+    const std::vector<int64_t> rs = rowMajorStrides(shapes[m]);
+    o.access.stride.assign(L, 0);
+    for (size_t j = 0; j < op.maps[m].size(); ++j) {
+      const AffineExpr &e = op.maps[m][j];
+      o.access.base += e.constant * rs[j];
+      for (auto [d, c] : e.terms)
+        o.access.stride[d] += c * rs[j];
+    }
+  }
+
+  if (prog.isMulAdd() &&
+      tryContraction(ext, ops[0].access, ops[1].access, ops[2].access,
+                     reinterpret_cast<const float *>(ops[0].data),
+                     reinterpret_cast<const float *>(ops[1].data),
+                     reinterpret_cast<float *>(ops[2].data)))
+    return ExecMode::Blas;
+
+  const Choice choice = choose(prog, ext, op.isReduction, ops, op.numInputs);
+  const int lanes = choice.mode == ExecMode::Scalar ? 1 : kLanes;
+  int64_t rowLen = 1;
+  for (int g : choice.group)
+    rowLen *= ext[g];
+  const int innerDim = choice.group.size() == 1 ? choice.group[0] : -1;
+  std::vector<int64_t> innerStride(M, 0);
+  if (!choice.group.empty())
+    for (int m = 0; m < M; ++m)
+      innerStride[m] = ops[m].access.stride[choice.group[0]];
+  std::vector<int> outer;
+  for (int d = 0; d < L; ++d)
+    if (ext[d] > 1 && std::find(choice.group.begin(), choice.group.end(), d) == choice.group.end())
+      outer.push_back(d);
+
+  RegisterFile rf(prog, lanes);
+  prog.runSetup(rf, lanes);
+  for (auto [reg, value] : prog.captures()) {
+    const Tensor &t = capture(value);
+    if (prog.isFloatReg(reg)) {
+      float *d = rf.ownF(reg);
+      std::fill(d, d + lanes, static_cast<float>(t.at(0)));
+    } else {
+      int64_t *d = rf.ownI(reg);
+      std::fill(d, d + lanes, static_cast<int64_t>(t.at(0)));
+    }
+  }
+
+  const std::vector<int> &argRegs = prog.argRegs();
+  const std::vector<int> &yieldRegs = prog.yieldRegs();
+  const bool reduce = choice.mode == ExecMode::Reduce;
+  const int skip = reduce ? prog.reduceInstr() : -1;
+  std::vector<int64_t> idx(L, 0), off(M);
+  for (int m = 0; m < M; ++m)
+    off[m] = ops[m].access.base;
+
+  while (true) {
+    for (int64_t c = 0; c < rowLen; c += lanes) {
+      const int n = static_cast<int>(std::min<int64_t>(lanes, rowLen - c));
+      if (innerDim >= 0)
+        idx[innerDim] = c;
+      for (int m = 0; m < M; ++m)
+        if (ops[m].loaded && !(reduce && ops[m].isOutput))
+          loadArg(rf, argRegs[m], ops[m], off[m] + c * innerStride[m], innerStride[m], n);
+      prog.run(rf, n, idx.data(), innerDim, skip);
+      if (reduce) {
+        Operand &o = ops[M - 1];
+        const int xr = prog.reduceInput();
+        if (o.storage == Storage::F32) {
+          float *p = at<float>(o.data, off[M - 1]);
+          *p = reduceF(prog.combiner(), *p, rf.f(xr), n);
+        } else {
+          int64_t *p = at<int64_t>(o.data, off[M - 1]);
+          *p = reduceI(prog.combiner(), *p, rf.i(xr), n);
+        }
+      } else {
+        for (int m = op.numInputs; m < M; ++m)
+          storeYield(rf, yieldRegs[m - op.numInputs], ops[m], off[m] + c * innerStride[m],
+                     innerStride[m], n);
+      }
+    }
+    if (innerDim >= 0)
+      idx[innerDim] = 0;
+    // Advance the odometer over the outer loops (last one fastest).
+    int k = static_cast<int>(outer.size()) - 1;
+    for (; k >= 0; --k) {
+      const int d = outer[k];
+      ++idx[d];
+      for (int m = 0; m < M; ++m)
+        off[m] += ops[m].access.stride[d];
+      if (idx[d] < ext[d])
+        break;
+      for (int m = 0; m < M; ++m)
+        off[m] -= ops[m].access.stride[d] * ext[d];
+      idx[d] = 0;
+    }
+    if (k < 0)
+      break;
+  }
+  return choice.mode;
+}
+
+} // namespace wsc::rt

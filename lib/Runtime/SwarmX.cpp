@@ -1,0 +1,45 @@
+//===- SwarmX.cpp - In-process broadcast/reduce ----------------------------===//
+
+#include "wsc/Runtime/SwarmX.h"
+
+#include "wsc/Runtime/Error.h"
+
+#include <cstring>
+
+namespace wsc::rt {
+
+LocalSwarmX::LocalSwarmX(int systems) : systems_(systems) {
+  if (systems < 1)
+    fail("SwarmX needs at least one system, got ", systems);
+}
+
+std::vector<Tensor> LocalSwarmX::broadcast(const Tensor &t) {
+  // Tensors with shared buffers are never written, so every system can
+  // receive the same buffer.
+  return std::vector<Tensor>(systems_, t);
+}
+
+Tensor LocalSwarmX::reduce(const std::vector<Tensor> &partials) {
+  if (static_cast<int>(partials.size()) != systems_)
+    fail("internal: SwarmX reduce of ", partials.size(), " tensors over ", systems_, " systems");
+  const Tensor &first = partials[0];
+  if (first.storage() != Storage::F32)
+    fail("internal: SwarmX reduces f32 tensors only");
+  for (const Tensor &p : partials)
+    if (p.shape() != first.shape() || p.storage() != Storage::F32)
+      fail("internal: SwarmX reduce of mismatched tensors ", shapeToString(p.shape()), " and ",
+           shapeToString(first.shape()));
+  Tensor sum = Tensor::uninitialized(DType::F32, first.shape());
+  float *d = sum.data<float>();
+  const int64_t n = sum.numel();
+  if (n)
+    std::memcpy(d, first.data<float>(), n * sizeof(float));
+  for (size_t k = 1; k < partials.size(); ++k) {
+    const float *s = partials[k].data<float>();
+    for (int64_t i = 0; i < n; ++i)
+      d[i] += s[i];
+  }
+  return sum;
+}
+
+} // namespace wsc::rt

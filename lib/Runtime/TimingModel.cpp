@@ -1,0 +1,206 @@
+//===- TimingModel.cpp - Discrete-event model of a training step -----------===//
+
+#include "wsc/Runtime/TimingModel.h"
+
+#include "wsc/Runtime/Error.h"
+#include "wsc/Runtime/Optimizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+namespace wsc::rt {
+
+double peakSramPerPe(const Schedule &s) {
+  // Live range of a value: from its defining step (-1 for inputs) to its
+  // last use; outputs stay live to the end.
+  const int numSteps = static_cast<int>(s.steps.size());
+  const size_t V = s.values.size();
+  std::vector<int> def(V, -2), last(V, -2);
+  for (const InputSpec &in : s.inputs)
+    def[in.value] = last[in.value] = -1;
+  for (int i = 0; i < numSteps; ++i) {
+    for (int id : s.steps[i].results)
+      def[id] = last[id] = i;
+    for (int id : s.steps[i].operands)
+      last[id] = std::max(last[id], i);
+  }
+  for (const OutputSpec &o : s.outputs)
+    last[o.value] = numSteps - 1;
+  // Sweep over points -1 .. numSteps-1 (shifted by one).
+  std::vector<double> delta(numSteps + 2, 0.0);
+  for (size_t v = 0; v < V; ++v) {
+    if (def[v] == -2 || s.values[v].sramBytesPerPe <= 0)
+      continue;
+    delta[def[v] + 1] += s.values[v].sramBytesPerPe;
+    delta[last[v] + 2] -= s.values[v].sramBytesPerPe;
+  }
+  double live = 0, peak = 0;
+  for (int p = 0; p <= numSteps; ++p) {
+    live += delta[p];
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+TimingModel::TimingModel(const Schedule &s, int traceSystems)
+    : schedule_(s), traceSystems_(traceSystems) {
+  for (int64_t reach = 1; reach < s.systems; reach *= s.target.swarmxFanout)
+    ++hops_;
+  peakSram_ = peakSramPerPe(s);
+  for (const ParamSpec &p : s.params)
+    updateSeconds_.push_back(static_cast<double>(numElements(p.shape)) *
+                             optimizerFlopsPerElement(p.optimizer) / s.target.memxFlopsPerS);
+  reset();
+}
+
+void TimingModel::reset() {
+  const int N = schedule_.systems;
+  stepsDone_ = 0;
+  lastEnd_ = 0;
+  computeFree_.assign(N, 0);
+  issue_.assign(N, 0);
+  inFree_.assign(N, 0);
+  outFree_.assign(N, 0);
+  memxFree_ = 0;
+  paramReady_.assign(schedule_.params.size(), 0);
+  events_.clear();
+}
+
+namespace {
+enum Tid { kCompute = 1, kStreamIn = 2, kStreamOut = 3, kMemoryX = 4 };
+}
+
+StepTiming TimingModel::simulateStep() {
+  const Schedule &s = schedule_;
+  const TargetSpec &t = s.target;
+  const int N = s.systems;
+  const double latency = hops_ * t.swarmxHopLatencyS;
+  const int stepNo = stepsDone_;
+  const double stepStart = lastEnd_;
+  StepTiming r;
+  r.peakSramPerPeBytes = peakSram_;
+  // ready[k][value]: when value is available on system k this step.
+  std::vector<std::vector<double>> ready(N, std::vector<double>(s.values.size(), 0.0));
+  auto emit = [&](const std::string &name, const char *cat, int pid, int tid, double begin,
+                  double dur, int si, double bytes) {
+    if (pid > traceSystems_)
+      return;
+    events_.push_back({name, cat, pid, tid, begin * 1e6, dur * 1e6, stepNo, si, bytes});
+  };
+  for (int si = 0; si < static_cast<int>(s.steps.size()); ++si) {
+    const Step &st = s.steps[si];
+    switch (st.kind) {
+    case StepKind::WeightStream: {
+      const double dur = st.bytes / t.ioBytesPerS + latency;
+      const std::string name =
+          s.params[st.param].name + (st.order == StreamOrder::Transposed ? " (T)" : "");
+      for (int k = 0; k < N; ++k) {
+        const double begin = std::max({issue_[k], inFree_[k], paramReady_[st.param]});
+        inFree_[k] = begin + dur;
+        ready[k][st.results[0]] = begin + dur;
+        emit(name, "stream-in", k + 1, kStreamIn, begin, dur, si, st.bytes);
+      }
+      r.streamS += dur;
+      r.bytesIn += st.bytes;
+      break;
+    }
+    case StepKind::Kernel:
+    case StepKind::LayoutConvert: {
+      const double cycles = st.kind == StepKind::Kernel ? st.cost.cycles : st.cycles;
+      const double dur = cycles / t.clockHz;
+      const std::string name =
+          st.kind == StepKind::Kernel ? st.name : "layout_convert %" + std::to_string(st.results[0]);
+      for (int k = 0; k < N; ++k) {
+        double begin = std::max(issue_[k], computeFree_[k]);
+        for (int id : st.operands)
+          begin = std::max(begin, ready[k][id]);
+        // Idle compute inside this step is stall; earlier idle belongs to
+        // the previous step's tail.
+        const double idleFrom = std::max(computeFree_[k], stepStart);
+        if (k == 0 && begin > idleFrom)
+          r.stallS += begin - idleFrom;
+        computeFree_[k] = begin + dur;
+        issue_[k] = begin + dur; // the controller waits for a kernel to finish
+        for (int id : st.results)
+          ready[k][id] = begin + dur;
+        emit(name, "compute", k + 1, kCompute, begin, dur, si, 0);
+      }
+      r.computeS += dur;
+      break;
+    }
+    case StepKind::GradientStream: {
+      const double dur = st.bytes / t.ioBytesPerS + latency;
+      double arrival = 0;
+      for (int k = 0; k < N; ++k) {
+        const double begin = std::max({issue_[k], outFree_[k], ready[k][st.operands[0]]});
+        outFree_[k] = begin + dur;
+        arrival = std::max(arrival, begin + dur);
+        emit(s.params[st.param].name, "stream-out", k + 1, kStreamOut, begin, dur, si, st.bytes);
+      }
+      r.bytesOut += st.bytes;
+      const double ubegin = std::max(memxFree_, arrival);
+      const double udur = updateSeconds_[st.param];
+      memxFree_ = ubegin + udur;
+      paramReady_[st.param] = memxFree_;
+      emit("update " + s.params[st.param].name, "memoryx", 0, kMemoryX, ubegin, udur, si, 0);
+      break;
+    }
+    }
+  }
+  double end = stepStart;
+  for (int k = 0; k < N; ++k)
+    end = std::max(end, computeFree_[k]);
+  r.timeS = end - stepStart;
+  lastEnd_ = end;
+  ++stepsDone_;
+  return r;
+}
+
+std::string TimingModel::traceJson() const {
+  using nlohmann::json;
+  json evs = json::array();
+  auto meta = [&](int pid, int tid, const char *what, const std::string &name) {
+    json e = {{"name", what}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
+    if (tid >= 0)
+      e["tid"] = tid;
+    evs.push_back(e);
+  };
+  meta(0, -1, "process_name", "MemoryX");
+  meta(0, kMemoryX, "thread_name", "memoryx");
+  const int shown = std::min(schedule_.systems, traceSystems_);
+  for (int k = 0; k < shown; ++k) {
+    meta(k + 1, -1, "process_name", "system " + std::to_string(k));
+    meta(k + 1, kCompute, "thread_name", "compute");
+    meta(k + 1, kStreamIn, "thread_name", "stream-in");
+    meta(k + 1, kStreamOut, "thread_name", "stream-out");
+  }
+  for (const TraceEvent &e : events_) {
+    json args = {{"step", e.step}, {"schedule_step", e.scheduleStep}};
+    if (e.bytes > 0)
+      args["bytes"] = e.bytes;
+    evs.push_back({{"name", e.name},
+                   {"cat", e.cat},
+                   {"ph", "X"},
+                   {"ts", e.tsUs},
+                   {"dur", e.durUs},
+                   {"pid", e.pid},
+                   {"tid", e.tid},
+                   {"args", args}});
+  }
+  json doc = {{"traceEvents", evs}, {"displayTimeUnit", "ms"}};
+  return doc.dump(1);
+}
+
+void TimingModel::writeTrace(const std::string &path) const {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out)
+    fail(path, ": cannot open for writing");
+  out << traceJson() << "\n";
+  out.close();
+  if (!out)
+    fail(path, ": write error");
+}
+
+} // namespace wsc::rt

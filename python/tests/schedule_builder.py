@@ -1,0 +1,271 @@
+"""Builds wsc schedules (docs/ScheduleFormat.md) by hand, for runtime tests.
+
+The compiler normally writes schedules; these tests need small ones whose
+every value is known, so this module spells them out op by op. `models`
+below builds the schedules the runtime tests and benchmarks use.
+"""
+
+import json
+
+DEFAULT_TARGET = {
+    "pe_x": 924, "pe_y": 920, "sram_per_pe_bytes": 49152, "clock_hz": 1.1e9,
+    "fmac_per_pe_per_cycle": 4, "io_bytes_per_s": 1.5e11,
+    "swarmx_fanout": 4, "swarmx_hop_latency_s": 1e-6,
+    "memx_capacity_bytes": 4e12, "memx_flops_per_s": 1e14,
+    "fabric_bytes_per_cycle": 4,
+}
+
+DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i1": 1, "index": 8}
+
+
+def dim(d, c=1):
+    return [[d, c]]
+
+
+def const_expr(c=0):
+    return [{"const": c}]
+
+
+def identity_map(rank):
+    return [dim(i) for i in range(rank)]
+
+
+class Region:
+    """Scalar ops of a linalg region; values are rank-0 schedule values."""
+
+    def __init__(self, sb, arg_dtypes):
+        self.sb = sb
+        self.args = [sb.value([], dt) for dt in arg_dtypes]
+        self.ops = []
+        self.yields = []
+
+    def _op(self, name, operands, dtype, **fields):
+        r = self.sb.value([], dtype)
+        op = {"op": name, "operands": list(operands), "results": [r]}
+        op.update(fields)
+        self.ops.append(op)
+        return r
+
+    def dtype(self, v):
+        return self.sb.values[v]["dtype"]
+
+    def const(self, value, dtype="f32"):
+        return self._op("arith.constant", [], dtype, value=value)
+
+    def index(self, d):
+        return self._op("linalg.index", [], "index", dim=d)
+
+    def cmpf(self, pred, a, b):
+        return self._op("arith.cmpf", [a, b], "i1", predicate=pred)
+
+    def cmpi(self, pred, a, b):
+        return self._op("arith.cmpi", [a, b], "i1", predicate=pred)
+
+    def select(self, c, a, b):
+        return self._op("arith.select", [c, a, b], self.dtype(a))
+
+    def cast(self, name, a, dtype):
+        return self._op(name, [a], dtype)
+
+    def __getattr__(self, name):
+        # addf(a, b), mulf(a, b), exp(a), ...: result dtype of the first operand.
+        prefix = "math." if name in ("exp", "log", "tanh", "sqrt", "rsqrt", "erf",
+                                     "absf", "powf", "log1p", "expm1") else "arith."
+        def build(*operands):
+            return self._op(prefix + name, operands, self.dtype(operands[0]))
+        return build
+
+    def yield_(self, *vals):
+        self.yields = list(vals)
+
+    def to_json(self):
+        return {"args": self.args, "ops": self.ops, "yields": self.yields}
+
+
+class Body:
+    """Ops of one kernel body."""
+
+    def __init__(self, sb, operand_ids):
+        self.sb = sb
+        self.args = [sb.clone_value(v) for v in operand_ids]
+        self.ops = []
+
+    def spec(self, v):
+        return self.sb.values[v]
+
+    def empty(self, shape, dtype="f32", batch_dim=None):
+        r = self.sb.value(shape, dtype, batch_dim)
+        self.ops.append({"op": "tensor.empty", "operands": [], "results": [r]})
+        return r
+
+    def constant(self, value, shape, dtype="f32", batch_dim=None):
+        r = self.sb.value(shape, dtype, batch_dim)
+        self.ops.append({"op": "arith.constant", "operands": [], "results": [r], "value": value})
+        return r
+
+    def reshape(self, kind, x, shape, reassociation, batch_dim=None):
+        r = self.sb.value(shape, self.spec(x)["dtype"], batch_dim)
+        self.ops.append({"op": "tensor." + kind + "_shape", "operands": [x], "results": [r],
+                         "reassociation": reassociation})
+        return r
+
+    def generic(self, ins, outs, maps, iterators, build, name="linalg.generic"):
+        """build(region, *block_args) must call region.yield_(...)."""
+        operands = list(ins) + list(outs)
+        region = Region(self.sb, [self.spec(v)["dtype"] for v in operands])
+        build(region, *region.args)
+        results = [self.sb.clone_value(o) for o in outs]
+        self.ops.append({"op": "linalg", "name": name, "operands": operands,
+                         "num_inputs": len(ins), "results": results,
+                         "iterators": iterators, "maps": maps, "region": region.to_json()})
+        return results[0] if len(results) == 1 else results
+
+    # Common structured ops -------------------------------------------------
+
+    def fill(self, value, shape, dtype="f32", batch_dim=None):
+        e = self.empty(shape, dtype, batch_dim)
+        rank = len(shape)
+        return self.generic([], [e], [identity_map(rank)], ["parallel"] * rank,
+                            lambda r, out: r.yield_(r.const(value, dtype)), name="linalg.fill")
+
+    def matmul(self, a, b, a_map, b_map, out_shape, batch_dim=None, init=None):
+        """out[d0, d1] = sum_d2 a[a_map] * b[b_map]; maps use d0 (rows), d1 (cols), d2 (k)."""
+        out = init if init is not None else self.fill(0.0, out_shape, batch_dim=batch_dim)
+        def body(r, x, y, acc):
+            r.yield_(r.addf(acc, r.mulf(x, y)))
+        return self.generic([a, b], [out], [a_map, b_map, [dim(0), dim(1)]],
+                            ["parallel", "parallel", "reduction"], body, name="linalg.matmul")
+
+    def elementwise(self, ins, build, shape=None, dtype="f32", batch_dim=None, maps=None):
+        shape = shape or self.spec(ins[0])["shape"]
+        if batch_dim is None:
+            batch_dim = self.spec(ins[0])["batch_dim"]
+        rank = len(shape)
+        out = self.empty(shape, dtype, batch_dim)
+        maps = maps or [identity_map(rank)] * len(ins)
+        def body(r, *args):
+            r.yield_(build(r, *args[:-1]))
+        return self.generic(ins, [out], list(maps) + [identity_map(rank)], ["parallel"] * rank, body)
+
+    def reduce(self, x, keep_dims, combiner, init, out_batch_dim=None, build=None):
+        """Reduces all dims of x not in keep_dims with `combiner` (addf, maximumf, ...)."""
+        shape = self.spec(x)["shape"]
+        rank = len(shape)
+        out_shape = [shape[d] for d in keep_dims]
+        out = self.fill(init, out_shape, batch_dim=out_batch_dim)
+        its = ["parallel" if d in keep_dims else "reduction" for d in range(rank)]
+        out_map = [dim(d) for d in keep_dims]
+        def body(r, v, acc):
+            f = build(r, v) if build else v
+            r.yield_(getattr(r, combiner)(f, acc))
+        return self.generic([x], [out], [identity_map(rank), out_map], its, body)
+
+    def to_json(self, yields):
+        return {"args": self.args, "ops": self.ops, "yields": list(yields)}
+
+
+class ScheduleBuilder:
+    def __init__(self, kind="train", systems=1, global_batch=4, stream_dtype="f32",
+                 gradient_dtype="f32", target=None):
+        self.kind = kind
+        self.systems = systems
+        self.global_batch = global_batch
+        self.stream_dtype = stream_dtype
+        self.gradient_dtype = gradient_dtype
+        self.target = dict(target or DEFAULT_TARGET)
+        self.values = []
+        self.params = []
+        self.inputs = []
+        self.outputs = []
+        self.steps = []
+
+    def value(self, shape, dtype="f32", batch_dim=None, sram=None):
+        v = {"id": len(self.values), "shape": list(shape), "dtype": dtype, "batch_dim": batch_dim}
+        if sram is not None:
+            v["sram_bytes_per_pe"] = sram
+            v["layout"] = {"dims": [], "x": [], "y": []}
+        self.values.append(v)
+        return v["id"]
+
+    def clone_value(self, v):
+        s = self.values[v]
+        return self.value(s["shape"], s["dtype"], s["batch_dim"])
+
+    def numel(self, v):
+        n = 1
+        for d in self.values[v]["shape"]:
+            n *= d
+        return n
+
+    def param(self, name, shape, optimizer):
+        self.params.append({"name": name, "shape": list(shape), "dtype": "f32",
+                            "optimizer": optimizer})
+
+    def input(self, name, shape, dtype="f32", role="input", num_classes=None, sram=0):
+        v = self.value(shape, dtype, 0, sram=sram)
+        spec = {"name": name, "role": role, "value": v, "dtype": dtype, "shape": list(shape)}
+        if num_classes is not None:
+            spec["num_classes"] = num_classes
+        self.inputs.append(spec)
+        return v
+
+    def output(self, name, v, role=None):
+        self.outputs.append({"name": name, "role": role or ("loss" if self.kind == "train" else "output"),
+                             "value": v})
+
+    def _param(self, name):
+        return next(p for p in self.params if p["name"] == name)
+
+    def weight_stream(self, name, order="row_major", dtype=None, sram=0):
+        shape = list(self._param(name)["shape"])
+        if order == "transposed":
+            shape = shape[::-1]
+        dtype = dtype or self.stream_dtype
+        v = self.value(shape, "f32", None, sram=sram)
+        n = 1
+        for d in shape:
+            n *= d
+        self.steps.append({"op": "weight_stream", "param": name, "order": order, "dtype": dtype,
+                           "result": v, "bytes": n * DTYPE_BYTES[dtype]})
+        return v
+
+    def gradient_stream(self, name, v, order="row_major"):
+        self.steps.append({"op": "gradient_stream", "param": name, "operand": v, "order": order,
+                           "bytes": self.numel(v) * 4})
+
+    def layout_convert(self, v, cycles=1000, sram=0):
+        s = self.values[v]
+        r = self.value(s["shape"], s["dtype"], s["batch_dim"], sram=sram)
+        self.steps.append({"op": "layout_convert", "operand": v, "result": r, "cycles": cycles})
+        return r
+
+    def kernel(self, name, layer, phase, operands, build, cycles=1e4, flops=0.0, sram=0):
+        """build(body, *args) returns the list of yielded body values."""
+        body = Body(self, operands)
+        yields = build(body, *body.args)
+        if not isinstance(yields, (list, tuple)):
+            yields = [yields]
+        results = []
+        for y in yields:
+            s = self.values[y]
+            results.append(self.value(s["shape"], s["dtype"], s["batch_dim"], sram=sram))
+        self.steps.append({"op": "kernel", "name": name, "layer": layer, "phase": phase,
+                           "operands": list(operands), "results": results,
+                           "cost": {"flops": flops, "cycles": cycles, "pes": 1000},
+                           "body": body.to_json(yields)})
+        return results[0] if len(results) == 1 else results
+
+    def to_json(self):
+        return {
+            "format": "wsc-schedule", "version": 1,
+            "function": "train_step" if self.kind == "train" else "forward",
+            "kind": self.kind, "mode": "weight_streaming", "systems": self.systems,
+            "global_batch": self.global_batch, "stream_dtype": self.stream_dtype,
+            "gradient_dtype": self.gradient_dtype, "target": self.target,
+            "params": self.params, "inputs": self.inputs, "outputs": self.outputs,
+            "values": self.values, "steps": self.steps,
+            "report": {"note": "hand-made test schedule"},
+        }
+
+    def dumps(self):
+        return json.dumps(self.to_json(), indent=1)

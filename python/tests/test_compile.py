@@ -1,0 +1,145 @@
+"""End to end: wsc.compile + Program.step against PyTorch eager training."""
+import copy
+
+import pytest
+import torch
+from torch import nn
+
+wsc = pytest.importorskip("wsc")
+pytest.importorskip("wsc._runtime", reason="native runtime not built (run `make`)")
+
+
+def mlp(sizes, act=nn.ReLU):
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        layers.append(nn.Linear(a, b))
+        if i + 2 < len(sizes):
+            layers.append(act())
+    return nn.Sequential(*layers)
+
+
+def make_optimizer(kind, params):
+    if kind == "sgd":
+        return torch.optim.SGD(params, lr=0.05, momentum=0.9, weight_decay=1e-3)
+    if kind == "nesterov":
+        return torch.optim.SGD(params, lr=0.05, momentum=0.8, nesterov=True)
+    if kind == "adam":
+        return torch.optim.Adam(params, lr=1e-2, betas=(0.8, 0.95), weight_decay=1e-3)
+    if kind == "adamw":
+        return torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1, amsgrad=True)
+    raise ValueError(kind)
+
+
+def batches(n, batch, features, classes, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return [(torch.randn(batch, features, generator=g),
+             torch.randint(0, classes, (batch,), generator=g)) for _ in range(n)]
+
+
+def train_both(sizes, kind, systems, stream_dtype="f32", steps=5, batch=12, loss_fn=None,
+               act=nn.ReLU):
+    torch.manual_seed(0)
+    model = mlp(sizes, act)
+    reference = copy.deepcopy(model)
+    loss_fn = loss_fn or nn.CrossEntropyLoss()
+    data = batches(steps, batch, sizes[0], sizes[-1])
+    prog = wsc.compile(model, loss_fn, make_optimizer(kind, model.parameters()),
+                       data[0][0], data[0][1], systems=systems, stream_dtype=stream_dtype)
+    ref_opt = make_optimizer(kind, reference.parameters())
+    ours, theirs = [], []
+    for x, y in data:
+        ours.append(prog.step(x, y))
+        ref_opt.zero_grad()
+        loss = loss_fn(reference(x), y)
+        loss.backward()
+        ref_opt.step()
+        theirs.append(loss.item())
+    return prog, reference, ours, theirs
+
+
+@pytest.mark.parametrize("kind", ["sgd", "nesterov", "adam", "adamw"])
+@pytest.mark.parametrize("systems", [1, 4])
+def test_matches_pytorch_f32(kind, systems):
+    prog, reference, ours, theirs = train_both([16, 32, 24, 10], kind, systems, batch=16)
+    assert ours == pytest.approx(theirs, rel=1e-4)
+    state = prog.state_dict()
+    for name, value in reference.state_dict().items():
+        torch.testing.assert_close(state[name], value, rtol=1e-4, atol=1e-6)
+
+
+def test_odd_sizes_on_three_systems():
+    prog, reference, ours, theirs = train_both([37, 53, 29, 5], "sgd", 3, batch=12, act=nn.Tanh)
+    assert ours == pytest.approx(theirs, rel=1e-4)
+    for name, value in reference.state_dict().items():
+        torch.testing.assert_close(prog.state_dict()[name], value, rtol=1e-4, atol=1e-6)
+
+
+def test_uneven_shards_and_mse():
+    # 10 samples on 3 systems: shards of 4, 3, 3; MSE with float targets.
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(6, 8), nn.Sigmoid(), nn.Linear(8, 3))
+    reference = copy.deepcopy(model)
+    x, y = torch.randn(10, 6), torch.randn(10, 3)
+    prog = wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                       x, y, systems=3, stream_dtype="f32")
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    for _ in range(4):
+        ours = prog.step(x, y)
+        ref_opt.zero_grad()
+        loss = nn.MSELoss()(reference(x), y)
+        loss.backward()
+        ref_opt.step()
+        assert ours == pytest.approx(loss.item(), rel=1e-4)
+
+
+def test_f16_streaming_tracks_pytorch_within_two_percent():
+    _, _, ours, theirs = train_both([32, 64, 64, 10], "sgd", 2, stream_dtype="f16", steps=10,
+                                    batch=32, act=nn.GELU)
+    for a, b in zip(ours, theirs):
+        assert abs(a - b) <= 0.02 * abs(b)
+
+
+def test_report_explains_mode_layouts_and_time():
+    prog, *_ = train_both([8, 16, 4], "sgd", 2, steps=1, batch=8)
+    report = prog.report()
+    assert report["mode"] == "weight_streaming"
+    assert "layer-pipelined footprint" in report["mode_reason"]
+    assert any("not implemented yet" in w for w in report["warnings"])
+    assert report["systems"] == 2
+    assert report["layouts"]["0.fwd"]["layout"]["x"] == ["h"]
+    last = report["last_step"]
+    assert last["time_s"] > 0 and last["bytes_in"] > 0 and last["bytes_out"] > 0
+    assert "wsc.kernel" in prog.mlir.compiled and "linalg.matmul" in prog.mlir.exported
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(mode="fast"), "mode must be one of"),
+    (dict(systems=0), "systems must be a positive int"),
+    (dict(systems=2.0), "systems must be a positive int"),
+    (dict(stream_dtype="f8"), "stream_dtype must be one of"),
+    (dict(systems=64), "smaller than systems"),
+])
+def test_bad_arguments(kwargs, message):
+    model = mlp([4, 3])
+    with pytest.raises(ValueError, match=message):
+        wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                    torch.randn(8, 4), torch.randn(8, 3), **kwargs)
+
+
+def test_layer_pipelined_is_refused_until_implemented():
+    model = mlp([4, 3])
+    with pytest.raises(wsc.CompileError, match="layer-pipelined lowering is not implemented"):
+        wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                    torch.randn(8, 4), torch.randn(8, 3), mode="layer_pipelined")
+
+
+def test_step_rejects_wrong_shapes_and_labels():
+    model = mlp([4, 3])
+    prog = wsc.compile(model, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                       torch.randn(8, 4), torch.randint(0, 3, (8,)))
+    with pytest.raises(ValueError, match="expected shape"):
+        prog.step(torch.randn(7, 4), torch.randint(0, 3, (8,)))
+    with pytest.raises(TypeError, match="expected i64"):
+        prog.step(torch.randn(8, 4), torch.randn(8))
+    with pytest.raises(ValueError, match="label"):
+        prog.step(torch.randn(8, 4), torch.full((8,), 7))

@@ -1,0 +1,14 @@
+"""Internals of :mod:`wsc.export`: capture a step with make_fx, lower it to MLIR text.
+
+Layout:
+  capture.py     argument checks and the make_fx capture of a training/forward step
+  provenance.py  remembers which nn.Module every captured aten op came from
+  optimizer.py   torch optimizer -> ``wsc.optimizer`` / ``wsc.param_groups``
+  emitter.py     MLIR text builder (types, attributes, SSA names, linalg.generic)
+  lowering/      one function per aten op, registered in a table:
+                   registry.py (table + Context), graph.py (walks the fx graph),
+                   elementwise.py, reductions.py, linalg_ops.py, shapes.py,
+                   creation.py, losses.py, inplace.py
+  module.py      assembles the func signature and the module around the body
+  errors.py      UnsupportedOpError (public as wsc.export.UnsupportedOpError)
+"""

@@ -1,0 +1,215 @@
+"""Check the user's arguments and capture one step with make_fx.
+
+The training step is traced as ``(params, inputs, labels) -> (loss, *grads)``
+with ``functional_call`` + ``torch.autograd.grad``, so forward, loss and
+backward all land in one flat aten graph.
+"""
+
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import torch
+import torch.fx
+from torch._decomp import get_decompositions
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.nn.utils import stateless
+
+from .errors import UnsupportedOpError
+from .provenance import Provenance
+
+try:
+    from torch._subclasses.fake_tensor import (DataDependentOutputException,
+                                               DynamicOutputShapeException)
+except ImportError:  # other torch versions: just let them propagate
+    class DataDependentOutputException(Exception):
+        pass
+
+    class DynamicOutputShapeException(Exception):
+        pass
+
+aten = torch.ops.aten
+
+# Composite ops rewritten into the simple aten ops the lowering table knows.
+# These decompositions (torch/_decomp/decompositions.py, or refs that only
+# call torch ops, never prims) follow the eager kernels' formulas, e.g.
+# log_softmax subtracts the max. nll_loss is deliberately absent: its
+# decomposition divides by a data-dependent count (see lowering/losses.py).
+DECOMPOSITIONS = get_decompositions([
+    aten.addmm, aten.gelu, aten.gelu_backward, aten.tanh_backward, aten.sigmoid_backward,
+    aten.threshold_backward, aten.mse_loss, aten.mse_loss_backward, aten._log_softmax,
+    aten._log_softmax_backward_data, aten._softmax, aten._softmax_backward_data,
+    aten.native_dropout, aten.native_dropout_backward, aten.silu, aten.silu_backward,
+    aten.leaky_relu_backward, aten.hardtanh_backward, aten.rsub, aten.elu, aten.elu_backward,
+    aten.softplus, aten.softplus_backward, aten.native_layer_norm, aten.native_layer_norm_backward,
+])
+
+# Tracing on fake tensors: shapes and dtypes only, no arithmetic.
+TRACING_MODE = "fake"
+
+
+class Captured(NamedTuple):
+    graph: torch.fx.GraphModule
+    params: List[Tuple[str, torch.Tensor]]   # state_dict order
+    inputs: Tuple[torch.Tensor, ...]
+    labels: Tuple[torch.Tensor, ...]
+    num_classes: Dict[int, int]               # label index -> C, for integer labels
+
+
+def named_parameters(model) -> List[Tuple[str, torch.Tensor]]:
+    """Trainable parameters in state_dict order, each once (tied ones by their first key)."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    buffers = [name for name, _ in model.named_buffers()]
+    if buffers:
+        raise ValueError(f"the model has buffers ({', '.join(buffers)}); buffers "
+                         "(non-trainable state) are not supported yet")
+    params, seen = [], set()
+    for name, value in model.state_dict(keep_vars=True).items():
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if not value.requires_grad:
+            raise ValueError(f"parameter '{name}' has requires_grad=False; frozen "
+                             "parameters are not supported")
+        if value.dtype != torch.float32:
+            raise TypeError(f"parameter '{name}' has dtype {value.dtype}; wsc supports float32")
+        params.append((name, value))
+    if not params:
+        raise ValueError("the model has no parameters")
+    return params
+
+
+def _aliases(model) -> Dict[int, List[str]]:
+    """id(parameter) -> every state_dict key naming it (tied weights have several)."""
+    out: Dict[int, List[str]] = {}
+    for name, value in model.state_dict(keep_vars=True).items():
+        out.setdefault(id(value), []).append(name)
+    return out
+
+
+def as_tensors(value, what: str, dtypes: Sequence[torch.dtype]) -> Tuple[torch.Tensor, ...]:
+    """A tensor or tuple of tensors, checked for dtype and a batch dim."""
+    items = (value,) if isinstance(value, torch.Tensor) else value
+    if not isinstance(items, (tuple, list)) or not items or not all(
+            isinstance(t, torch.Tensor) for t in items):
+        raise TypeError(f"{what} must be a tensor or a non-empty tuple of tensors, "
+                        f"got {type(value).__name__}")
+    for i, t in enumerate(items):
+        if t.dtype not in dtypes:
+            allowed = " or ".join(str(d).replace("torch.", "") for d in dtypes)
+            raise TypeError(f"{what}[{i}] has dtype {str(t.dtype).replace('torch.', '')}; "
+                            f"expected {allowed}")
+        if t.dim() == 0 or t.shape[0] == 0:
+            raise ValueError(f"{what}[{i}] must have a non-empty batch dimension (dim 0), "
+                             f"got shape {list(t.shape)}")
+    return tuple(t.detach() for t in items)
+
+
+def _trace(fn, args, provenance: Provenance, grad: bool):
+    """make_fx ``fn``; data-dependent ops become UnsupportedOpError."""
+    try:
+        with provenance.hooks(), torch.set_grad_enabled(grad):
+            return make_fx(fn, decomposition_table=DECOMPOSITIONS,
+                           tracing_mode=TRACING_MODE)(*args)
+    except (DynamicOutputShapeException, DataDependentOutputException) as err:
+        raise UnsupportedOpError(
+            f"{err.args[0] if err.args else err} ({provenance.where()}) is not supported by the "
+            "wsc exporter: its result depends on tensor values") from None
+    except RuntimeError as err:
+        if "value out of a tracing tensor" not in str(err):
+            raise
+        raise UnsupportedOpError(
+            f"reading a tensor value in Python, e.g. .item() or data-dependent control flow "
+            f"({provenance.where()}), is not supported by the wsc exporter") from None
+    finally:
+        provenance.detach()
+
+
+def _param_leaves(params):
+    return [p.detach().requires_grad_(True) for _, p in params]
+
+
+def _bind(params, aliases, traced) -> Dict[str, torch.Tensor]:
+    """functional_call's dict: every state_dict key of a parameter -> its traced value."""
+    return {alias: t for (_, orig), t in zip(params, traced) for alias in aliases[id(orig)]}
+
+
+def capture_training(model, loss_fn, inputs, labels, provenance: Provenance) -> Captured:
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
+    if isinstance(loss_fn, torch.nn.Module) and list(loss_fn.buffers()):
+        raise ValueError(f"the loss function {type(loss_fn).__name__} has buffers (e.g. class "
+                         "weights); they are not supported")
+    params = named_parameters(model)
+    inputs = as_tensors(inputs, "example_inputs", [torch.float32])
+    labels = as_tensors(labels, "example_targets", [torch.float32, torch.int64])
+    aliases = _aliases(model)
+    n_params, n_inputs = len(params), len(inputs)
+    names = [name for name, _ in params]
+    outputs = {}
+
+    def train_step(*flat):
+        provenance.attach_to_trace()
+        ps, xs, ys = flat[:n_params], flat[n_params:n_params + n_inputs], flat[n_params + n_inputs:]
+        out = stateless.functional_call(model, _bind(params, aliases, ps), tuple(xs))
+        with provenance.scope(provenance.loss_scope):
+            loss = loss_fn(out, *ys)
+        provenance.claim(loss, provenance.loss_scope, inputs=out)
+        if not isinstance(loss, torch.Tensor) or loss.dim() != 0 or loss.dtype != torch.float32:
+            raise ValueError("loss_fn must return a scalar float32 tensor, got "
+                             + (f"shape {list(loss.shape)} {loss.dtype}"
+                                if isinstance(loss, torch.Tensor) else type(loss).__name__))
+        outputs["model"] = out
+        with provenance.backward(loss):
+            grads = torch.autograd.grad(loss, ps, allow_unused=True)
+        unused = [n for n, g in zip(names, grads) if g is None]
+        if unused:
+            raise ValueError(f"parameters that do not affect the loss: {', '.join(unused)}")
+        return (loss, *grads)
+
+    gm = _trace(train_step, _param_leaves(params) + list(inputs) + list(labels), provenance, True)
+    gm.graph.eliminate_dead_code()
+    return Captured(gm, params, inputs, labels,
+                    _num_classes(gm.graph, n_params + n_inputs, labels, outputs.get("model")))
+
+
+def capture_inference(model, inputs, provenance: Provenance) -> Captured:
+    params = named_parameters(model)
+    inputs = as_tensors(inputs, "example_inputs", [torch.float32])
+    aliases = _aliases(model)
+    n_params = len(params)
+
+    def forward(*flat):
+        provenance.attach_to_trace()
+        ps, xs = flat[:n_params], flat[n_params:]
+        out = stateless.functional_call(model, _bind(params, aliases, ps), tuple(xs))
+        flat_out, _ = torch.utils._pytree.tree_flatten(out)
+        if not flat_out or not all(isinstance(t, torch.Tensor) for t in flat_out):
+            raise ValueError("the model must return a tensor or a (nested) tuple of tensors")
+        return tuple(flat_out)
+
+    gm = _trace(forward, [p.detach() for _, p in params] + list(inputs), provenance, False)
+    gm.graph.eliminate_dead_code()
+    return Captured(gm, params, inputs, (), {})
+
+
+def _num_classes(graph: torch.fx.Graph, first_label: int, labels, model_output) -> Dict[int, int]:
+    """C for each integer label: the class dim of the nll_loss that reads it,
+    else the last dim of the model output."""
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    label_of = {placeholders[first_label + i]: i for i in range(len(labels))}
+    found: Dict[int, int] = {}
+    for node in graph.nodes:
+        if node.op == "call_function" and node.target is aten.nll_loss_forward.default:
+            source = node.args[1]
+            while isinstance(source, torch.fx.Node) and source not in label_of and source.args:
+                source = source.args[0]  # through views/aliases of the label
+            if source in label_of:
+                found[label_of[source]] = int(node.args[0].meta["val"].shape[-1])
+    result = {}
+    for i, t in enumerate(labels):
+        if t.dtype == torch.int64:
+            if i in found:
+                result[i] = found[i]
+            elif isinstance(model_output, torch.Tensor) and model_output.dim():
+                result[i] = int(model_output.shape[-1])
+    return result

@@ -1,0 +1,44 @@
+"""In-place aten ops (relu_, add_, ..) lowered as their functional twin.
+
+make_fx records mutation as is (e.g. ``nn.ReLU(inplace=True)`` gives
+``aten.relu_``). The result simply replaces the mutated value for every later
+use, which is exact unless another view aliases the mutated tensor; that case
+is rejected.
+"""
+
+import torch
+
+from ..errors import Unsupported
+from .registry import LOWERINGS
+
+aten = torch.ops.aten
+
+# Ops whose result shares storage with their first argument.
+_VIEW_OPS = {
+    aten.view.default, aten._unsafe_view.default, aten.t.default, aten.transpose.int,
+    aten.permute.default, aten.expand.default, aten.squeeze.dim, aten.squeeze.default,
+    aten.unsqueeze.default, aten.alias.default, aten.detach.default, aten.slice.Tensor,
+    aten.select.int, aten.as_strided.default, aten._reshape_alias.default,
+}
+
+
+def _inplace(functional):
+    def lower(ctx, *args, **kwargs):
+        target = ctx.node.args[0]
+        if getattr(target, "target", None) in _VIEW_OPS or any(
+                user.target in _VIEW_OPS and user is not ctx.node for user in target.users):
+            raise Unsupported("in-place update of a tensor that has views")
+        result = functional(ctx, *args, **kwargs)
+        ctx.values[target] = result  # later uses of the mutated tensor see the update
+        return result
+
+    return lower
+
+
+def register_inplace_variants():
+    """Give every lowered ``aten.op.overload`` its ``aten.op_.overload`` twin."""
+    for op, fn in list(LOWERINGS.items()):
+        packet = getattr(aten, op.overloadpacket.__name__ + "_", None)
+        inplace = getattr(packet, op._overloadname, None) if packet is not None else None
+        if inplace is not None and inplace not in LOWERINGS:
+            LOWERINGS[inplace] = _inplace(fn)

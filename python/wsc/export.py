@@ -1,0 +1,197 @@
+"""Export a PyTorch training step (or forward pass) as MLIR for wsc.
+
+The output follows docs/ExportedIR.md: one ``func.func`` in upstream
+dialects, with ``wsc.*`` attributes naming parameters, inputs, labels, the
+loss, the gradients and the optimizer.
+
+Library use::
+
+    from wsc.export import export_training_step
+    mlir_text = export_training_step(model, loss_fn, optimizer, inputs, targets)
+
+Command line::
+
+    python3 -m wsc.export examples/mlp.py -o mlp.mlir [--inference] [--batch N]
+
+where the example file defines ``build()`` returning an :class:`Example`.
+"""
+
+import argparse
+import dataclasses
+import importlib.util
+import inspect
+import os
+import sys
+from typing import Any, Optional
+
+from wsc._export.errors import UnsupportedOpError
+
+__all__ = ["Example", "UnsupportedOpError", "export_inference", "export_training_step", "main"]
+
+
+@dataclasses.dataclass
+class Example:
+    """What an example file's ``build()`` returns."""
+
+    model: Any
+    inputs: Any                  # tensor or tuple of tensors; dim 0 is the batch
+    loss_fn: Any = None          # loss_fn(model_output, *targets) -> scalar tensor
+    optimizer: Any = None        # torch.optim.SGD / Adam / AdamW over model.parameters()
+    targets: Any = None          # tensor or tuple of tensors (labels)
+
+
+def export_training_step(model, loss_fn, optimizer, example_inputs, example_targets) -> str:
+    """MLIR text of one training step: ``@train_step(params, inputs, labels) -> (loss, grads)``."""
+    from wsc._export.capture import capture_training, named_parameters
+    from wsc._export.module import training_module
+    from wsc._export.optimizer import optimizer_attributes
+    from wsc._export.provenance import Provenance
+
+    opt, groups = optimizer_attributes(optimizer, named_parameters(model))
+    captured = capture_training(model, loss_fn, example_inputs, example_targets,
+                                Provenance(model, loss_fn))
+    return training_module(captured, opt, groups)
+
+
+def export_inference(model, example_inputs) -> str:
+    """MLIR text of the forward pass: ``@forward(params, inputs) -> outputs``."""
+    from wsc._export.capture import capture_inference, named_parameters
+    from wsc._export.module import inference_module
+    from wsc._export.provenance import Provenance
+
+    named_parameters(model)  # checks the model before anything else touches it
+    captured = capture_inference(model, example_inputs, Provenance(model))
+    return inference_module(captured)
+
+
+# ------------------------------------------------------------------- CLI
+
+
+class _CliError(Exception):
+    pass
+
+
+def _load_example(path: str, batch: Optional[int]) -> Example:
+    if not os.path.isfile(path):
+        raise _CliError(f"no such file: {path}")
+    spec = importlib.util.spec_from_file_location("_wsc_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    build = getattr(module, "build", None)
+    if not callable(build):
+        raise _CliError(f"{path} does not define build()")
+    params = inspect.signature(build).parameters
+    if batch is not None and "batch_size" in params:
+        example = build(batch_size=batch)
+        batch = None
+    else:
+        example = build()
+    if not isinstance(example, Example):
+        raise _CliError(f"build() in {path} must return wsc.export.Example, "
+                        f"got {type(example).__name__}")
+    if batch is not None:
+        example = dataclasses.replace(example, inputs=_rebatch(example.inputs, batch),
+                                      targets=_rebatch(example.targets, batch))
+    return example
+
+
+def _rebatch(value, batch: int):
+    """Resize dim 0 of a tensor (or tuple of tensors) by cycling its rows."""
+    import torch
+
+    if value is None:
+        return None
+    if isinstance(value, torch.Tensor):
+        index = torch.arange(batch) % value.shape[0]
+        return value[index]
+    return tuple(_rebatch(v, batch) for v in value)
+
+
+def _save_weights(example: Example, path: str) -> None:
+    from . import safetensors
+
+    safetensors.save({k: v.detach().numpy() for k, v in example.model.state_dict().items()},
+                     path)
+
+
+def _save_data(example: Example, path: str, batches: int) -> None:
+    """Batch 0 is the example; later batches are fresh random inputs with the
+    example's labels shuffled (so integer labels stay valid)."""
+    import torch
+    from . import safetensors
+
+    def as_tuple(value):
+        return () if value is None else (value,) if isinstance(value, torch.Tensor) else tuple(value)
+
+    generator = torch.Generator().manual_seed(1)
+    tensors = {}
+    for role, values in (("input", as_tuple(example.inputs)), ("label", as_tuple(example.targets))):
+        for i, value in enumerate(values):
+            stack = [value]
+            for _ in range(1, batches):
+                if value.is_floating_point():
+                    stack.append(torch.randn(value.shape, generator=generator))
+                else:
+                    perm = torch.randperm(value.shape[0], generator=generator)
+                    stack.append(value[perm])
+            tensors[f"{role}{i}"] = torch.stack(stack).detach().numpy()
+    safetensors.save(tensors, path)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python3 -m wsc.export",
+        description="Export the PyTorch example defined by FILE's build() as MLIR.")
+    parser.add_argument("file", help="Python file defining build() -> wsc.export.Example")
+    parser.add_argument("-o", "--output", help="output .mlir file (default: stdout)")
+    parser.add_argument("--inference", action="store_true",
+                        help="export the forward pass only (@forward)")
+    parser.add_argument("--batch", type=int, metavar="N", help="override the example batch size")
+    parser.add_argument("--weights", metavar="PATH",
+                        help="also write the model's initial weights (safetensors)")
+    parser.add_argument("--data", metavar="PATH",
+                        help="also write synthetic batches shaped like the example (safetensors)")
+    parser.add_argument("--batches", type=int, default=1, metavar="N",
+                        help="number of batches --data writes (default 1)")
+    parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.batches < 1:
+        parser.error("--batches must be positive")
+    if args.batch is not None and args.batch < 1:
+        parser.error("--batch must be positive")
+    try:
+        example = _load_example(args.file, args.batch)
+        if args.inference:
+            text = export_inference(example.model, example.inputs)
+        else:
+            missing = [f for f in ("loss_fn", "optimizer", "targets")
+                       if getattr(example, f) is None]
+            if missing:
+                raise _CliError(f"training export needs Example.{', Example.'.join(missing)} "
+                                "(or pass --inference)")
+            text = export_training_step(example.model, example.loss_fn, example.optimizer,
+                                        example.inputs, example.targets)
+        if args.weights:
+            _save_weights(example, args.weights)
+        if args.data:
+            _save_data(example, args.data, args.batches)
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
+    except Exception as err:  # report, don't dump a traceback on the user
+        if args.debug:
+            raise
+        kind = "" if isinstance(err, (_CliError, UnsupportedOpError)) else type(err).__name__ + ": "
+        print(f"wsc.export: error: {kind}{err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    # Run the copy importable as wsc.export, whose Example class the example
+    # files construct (this file also runs as __main__).
+    from wsc.export import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,414 @@
+//===- wsc-run.cpp - Run a wsc schedule on the emulated cluster -----------===//
+//
+//   wsc-run SCHEDULE.json --weights W.safetensors
+//           [--data D.safetensors [--steps N]]          (training)
+//           [--inputs IN.safetensors [--outputs OUT.safetensors]] (inference)
+//           [--trace T.json] [--save-weights W2.safetensors]
+//           [--report R.json] [--threads N] [--quiet]
+//
+// Exit status: 0 on success, 1 for a bad or incompatible input file (the
+// message names the file), 2 for a usage error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Runtime/Error.h"
+#include "wsc/Runtime/SafeTensors.h"
+#include "wsc/Runtime/Session.h"
+#include "wsc/Runtime/Threads.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace wsc::rt;
+
+namespace {
+
+const char *kUsage =
+    "usage: wsc-run SCHEDULE.json --weights W.safetensors\n"
+    "               [--data D.safetensors [--steps N]]\n"
+    "               [--inputs IN.safetensors [--outputs OUT.safetensors]]\n"
+    "               [--trace TRACE.json] [--save-weights OUT.safetensors]\n"
+    "               [--report REPORT.json] [--threads N] [--quiet]\n"
+    "\n"
+    "Runs a wsc schedule (wsc-translate --wsc-to-schedule) on the emulated\n"
+    "weight-streaming cluster.\n"
+    "  --weights        initial parameters, one tensor per schedule param name\n"
+    "  --data           training data: per schedule input name a tensor\n"
+    "                   [S, *input_shape] (S batches) or exactly input_shape\n"
+    "  --steps          training steps (default S); step i uses batch i mod S\n"
+    "  --inputs         inference inputs (exact input shapes)\n"
+    "  --outputs        where to write inference outputs\n"
+    "  --trace          Chrome/Perfetto trace of the modeled timeline\n"
+    "  --save-weights   final weights after training\n"
+    "  --report         per-step report as JSON\n"
+    "  --threads        BLAS threads\n"
+    "  --quiet          no per-step lines, only the summary\n";
+
+struct UsageError {
+  std::string message;
+};
+
+struct Options {
+  std::string schedule, weights, data, inputs, outputs, trace, saveWeights, report;
+  std::optional<int64_t> steps;
+  std::optional<int> threads;
+  bool quiet = false;
+};
+
+int64_t parseCount(const std::string &flag, const std::string &text, int64_t lo, int64_t hi) {
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < lo || v > hi)
+    throw UsageError{flag + " expects an integer in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "], got '" + text + "'"};
+  return v;
+}
+
+Options parseArgs(int argc, char **argv) {
+  Options o;
+  std::map<std::string, std::string *> stringFlags = {
+      {"--weights", &o.weights}, {"--data", &o.data},
+      {"--inputs", &o.inputs},   {"--outputs", &o.outputs},
+      {"--trace", &o.trace},     {"--save-weights", &o.saveWeights},
+      {"--report", &o.report}};
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    }
+    if (arg == "--quiet") {
+      o.quiet = true;
+      continue;
+    }
+    if (arg.size() > 1 && arg[0] == '-') {
+      std::string flag = arg, value;
+      bool hasValue = false;
+      if (auto eq = arg.find('='); eq != std::string::npos) {
+        flag = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        hasValue = true;
+      }
+      const bool known = stringFlags.count(flag) || flag == "--steps" || flag == "--threads";
+      if (!known)
+        throw UsageError{"unknown option '" + flag + "'"};
+      if (!hasValue) {
+        if (i + 1 >= argc)
+          throw UsageError{flag + " needs a value"};
+        value = argv[++i];
+      }
+      if (value.empty())
+        throw UsageError{flag + " needs a non-empty value"};
+      if (flag == "--steps")
+        o.steps = parseCount(flag, value, 0, int64_t(1) << 40);
+      else if (flag == "--threads")
+        o.threads = static_cast<int>(parseCount(flag, value, 1, 1024));
+      else
+        *stringFlags[flag] = value;
+      continue;
+    }
+    positional.push_back(arg);
+  }
+  if (positional.empty())
+    throw UsageError{"missing the schedule file"};
+  if (positional.size() > 1)
+    throw UsageError{"unexpected argument '" + positional[1] + "'"};
+  o.schedule = positional[0];
+  if (o.weights.empty())
+    throw UsageError{"missing --weights"};
+  if (!o.data.empty() && !o.inputs.empty())
+    throw UsageError{"--data (training) and --inputs (inference) exclude each other"};
+  if (!o.outputs.empty() && o.inputs.empty())
+    throw UsageError{"--outputs needs --inputs"};
+  if (o.steps && o.data.empty())
+    throw UsageError{"--steps needs --data"};
+  return o;
+}
+
+/// Runs `f`, prefixing any Error it throws with `file` (unless the message
+/// already starts with it).
+template <typename F> auto withFile(const std::string &file, F &&f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    if (msg.rfind(file + ":", 0) == 0)
+      throw;
+    throw Error(file + ": " + msg);
+  }
+}
+
+std::string fileDTypeFor(DType t) {
+  switch (storageOf(t)) {
+  case Storage::F32: return "F32";
+  case Storage::I64: return "I64";
+  case Storage::U8: return "BOOL";
+  }
+  return "F32";
+}
+
+std::string fmtTime(double s) {
+  char buf[64];
+  const double a = std::abs(s);
+  if (a >= 1)
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  else if (a >= 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else if (a >= 1e-6 || a == 0)
+    std::snprintf(buf, sizeof buf, "%.3f us", s * 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f ns", s * 1e9);
+  return buf;
+}
+
+std::string fmtBytes(double b) {
+  char buf[64];
+  if (b >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
+  else if (b >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.2f MB", b / 1e6);
+  else if (b >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.2f KB", b / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f B", b);
+  return buf;
+}
+
+nlohmann::json timingJson(const StepTiming &t) {
+  return {{"time_s", t.timeS},       {"compute_s", t.computeS},
+          {"stream_s", t.streamS},   {"stall_s", t.stallS},
+          {"bytes_in", t.bytesIn},   {"bytes_out", t.bytesOut},
+          {"peak_sram_per_pe_bytes", t.peakSramPerPeBytes}};
+}
+
+std::string timingLine(const StepTiming &t) {
+  return "time " + fmtTime(t.timeS) + " (compute " + fmtTime(t.computeS) + ", stream " +
+         fmtTime(t.streamS) + ", stall " + fmtTime(t.stallS) + ")  in " + fmtBytes(t.bytesIn) +
+         "  out " + fmtBytes(t.bytesOut) + "  sram/PE " + fmtBytes(t.peakSramPerPeBytes);
+}
+
+/// The batches of one schedule input found in a data file.
+struct InputBatches {
+  Tensor all;
+  int64_t count = 1;
+  bool stacked = false;
+};
+
+std::vector<InputBatches> loadData(const Schedule &s, const SafeTensorsFile &file,
+                                   const std::string &path, bool allowStacked) {
+  std::vector<InputBatches> out;
+  int64_t batches = -1;
+  std::string firstName;
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    const InputSpec &in = s.inputs[i];
+    auto it = file.tensors.find(in.name);
+    if (it == file.tensors.end())
+      fail(path, ": missing tensor '", in.name, "' (schedule input ", i, ")");
+    const SafeTensor &st = it->second;
+    const std::string want = fileDTypeFor(in.dtype);
+    if (st.fileDType != want)
+      fail(path, ": tensor '", in.name, "' has dtype ", st.fileDType, ", expected ", want);
+    InputBatches b;
+    b.all = st.tensor.withDType(in.dtype);
+    const Shape &shape = st.tensor.shape();
+    if (shape == in.shape) {
+      b.count = 1;
+    } else if (allowStacked && shape.size() == in.shape.size() + 1 && shape[0] >= 1 &&
+               Shape(shape.begin() + 1, shape.end()) == in.shape) {
+      b.count = shape[0];
+      b.stacked = true;
+    } else {
+      fail(path, ": tensor '", in.name, "' has shape ", shapeToString(shape), ", expected ",
+           allowStacked ? "[S, " + shapeToString(in.shape).substr(1) + " or " : std::string(),
+           shapeToString(in.shape));
+    }
+    if (batches >= 0 && b.count != batches)
+      fail(path, ": tensor '", in.name, "' holds ", b.count, " batches but '", firstName,
+           "' holds ", batches);
+    if (batches < 0) {
+      batches = b.count;
+      firstName = in.name;
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<Tensor> batchAt(const Schedule &s, const std::vector<InputBatches> &data, int64_t i) {
+  std::vector<Tensor> inputs;
+  for (size_t k = 0; k < data.size(); ++k) {
+    const InputBatches &b = data[k];
+    if (!b.stacked) {
+      inputs.push_back(b.all);
+      continue;
+    }
+    const int64_t j = i % b.count;
+    inputs.push_back(sliceDim(b.all, 0, j, j + 1).reshaped(s.inputs[k].shape));
+  }
+  return inputs;
+}
+
+void writeJson(const std::string &path, const nlohmann::json &doc) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out)
+    fail(path, ": cannot open for writing");
+  out << doc.dump(2) << "\n";
+  out.close();
+  if (!out)
+    fail(path, ": write error");
+}
+
+int run(const Options &o) {
+  using Clock = std::chrono::steady_clock;
+  if (o.threads && !setNumThreads(*o.threads))
+    std::cerr << "wsc-run: warning: the BLAS library does not support --threads\n";
+
+  Schedule schedule = loadSchedule(o.schedule);
+  const bool training = schedule.isTraining();
+  if (training && o.data.empty())
+    throw UsageError{"'" + o.schedule + "' is a training schedule: --data is required"};
+  if (!training && o.inputs.empty())
+    throw UsageError{"'" + o.schedule + "' is an inference schedule: --inputs is required"};
+
+  Session session(std::move(schedule));
+  const Schedule &s = session.schedule();
+
+  SafeTensorsFile weightsFile = readSafeTensors(o.weights);
+  std::map<std::string, Tensor> weights;
+  for (const ParamSpec &p : s.params) {
+    auto it = weightsFile.tensors.find(p.name);
+    if (it == weightsFile.tensors.end())
+      fail(o.weights, ": missing parameter '", p.name, "'");
+    if (it->second.fileDType != "F32")
+      fail(o.weights, ": parameter '", p.name, "' has dtype ", it->second.fileDType,
+           ", expected F32");
+    weights[p.name] = it->second.tensor;
+  }
+  withFile(o.weights, [&] { session.loadWeights(weights); });
+  weightsFile = SafeTensorsFile();
+
+  nlohmann::json report = {{"schedule", o.schedule},
+                           {"kind", training ? "train" : "inference"},
+                           {"systems", s.systems},
+                           {"global_batch", s.globalBatch}};
+  const auto wallStart = Clock::now();
+
+  if (training) {
+    SafeTensorsFile dataFile = readSafeTensors(o.data);
+    std::vector<InputBatches> data = loadData(s, dataFile, o.data, true);
+    const int64_t batches = data.empty() ? 1 : data[0].count;
+    const int64_t steps = o.steps.value_or(batches);
+    // Validate every batch (labels in range, ...) before training starts.
+    for (int64_t b = 0; b < std::min(batches, steps); ++b)
+      withFile(o.data, [&] {
+        try {
+          session.checkInputs(batchAt(s, data, b));
+        } catch (const Error &e) {
+          if (batches > 1)
+            fail("batch ", b, ": ", e.what());
+          throw;
+        }
+      });
+    nlohmann::json stepsJson = nlohmann::json::array();
+    double lossSum = 0;
+    for (int64_t i = 0; i < steps; ++i) {
+      const auto t0 = Clock::now();
+      const double loss = withFile(o.schedule, [&] { return session.step(batchAt(s, data, i)); });
+      const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+      const StepTiming &t = session.lastReport().timing;
+      lossSum += loss;
+      if (!o.quiet) {
+        std::printf("step %lld  loss %.6f  %s  [wall %s]\n", static_cast<long long>(i), loss,
+                    timingLine(t).c_str(), fmtTime(wall).c_str());
+        std::fflush(stdout);
+      }
+      nlohmann::json j = timingJson(t);
+      j["step"] = i;
+      j["loss"] = loss;
+      j["wall_s"] = wall;
+      stepsJson.push_back(j);
+    }
+    const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
+    report["steps"] = stepsJson;
+    if (steps > 0) {
+      const StepTiming &t = session.lastReport().timing;
+      const double finalLoss = session.lastReport().loss;
+      std::printf("summary: %lld steps  final loss %.6f  mean loss %.6f  modeled step %s "
+                  "(last step)  %.1f samples/s modeled  peak sram/PE %s  emulator wall %s\n",
+                  static_cast<long long>(steps), finalLoss, lossSum / steps,
+                  fmtTime(t.timeS).c_str(), t.timeS > 0 ? s.globalBatch / t.timeS : 0.0,
+                  fmtBytes(t.peakSramPerPeBytes).c_str(), fmtTime(wall).c_str());
+      report["summary"] = {{"steps", steps},           {"final_loss", finalLoss},
+                           {"mean_loss", lossSum / steps}, {"step_time_s", t.timeS},
+                           {"wall_s", wall}};
+    } else {
+      std::printf("summary: 0 steps\n");
+      report["summary"] = {{"steps", 0}};
+    }
+  } else {
+    SafeTensorsFile inFile = readSafeTensors(o.inputs);
+    std::vector<InputBatches> data = loadData(s, inFile, o.inputs, false);
+    std::vector<Tensor> inputs = batchAt(s, data, 0);
+    withFile(o.inputs, [&] { session.checkInputs(inputs); });
+    std::vector<Tensor> outputs = withFile(o.schedule, [&] { return session.infer(inputs); });
+    const StepTiming &t = session.lastReport().timing;
+    const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
+    std::printf("inference  %s  [wall %s]\n", timingLine(t).c_str(), fmtTime(wall).c_str());
+    nlohmann::json outs = nlohmann::json::array();
+    std::map<std::string, Tensor> named;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string &name = s.outputs[i].name;
+      std::printf("output %s  %s %s\n", name.c_str(), dtypeName(outputs[i].dtype()),
+                  shapeToString(outputs[i].shape()).c_str());
+      outs.push_back({{"name", name}, {"shape", outputs[i].shape()}});
+      named[name] = outputs[i];
+    }
+    report["timing"] = timingJson(t);
+    report["outputs"] = outs;
+    if (!o.outputs.empty())
+      writeSafeTensors(o.outputs, named, {{"producer", "wsc-run"}});
+  }
+  std::fflush(stdout);
+
+  if (!o.trace.empty())
+    session.writeTrace(o.trace);
+  if (!o.saveWeights.empty())
+    writeSafeTensors(o.saveWeights, session.weights(),
+                     {{"producer", "wsc-run"}, {"steps", std::to_string(session.stepsRun())}});
+  if (!o.report.empty())
+    writeJson(o.report, report);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    Options o = parseArgs(argc, argv);
+    return run(o);
+  } catch (const UsageError &e) {
+    std::cerr << "wsc-run: " << e.message << "\n" << kUsage;
+    return 2;
+  } catch (const Error &e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "wsc-run: out of memory\n";
+    return 1;
+  } catch (const std::exception &e) {
+    std::cerr << "wsc-run: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,36 @@
+"""Regenerates the hand-made schedules in this directory.
+
+    python3 unittests/Runtime/Inputs/generate.py
+
+The schedules are written op by op with python/tests/schedule_builder.py
+(no compiler involved); the generated JSON is checked in so the C++ tests
+need no Python.
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python", "tests"))
+
+import runtime_models as M  # noqa: E402
+
+
+def write(name, sb):
+    with open(os.path.join(HERE, name), "w") as f:
+        f.write(sb.dumps())
+        f.write("\n")
+
+
+def main():
+    mom = M.sgd(lr=0.1, momentum=0.9)
+    write("linear_mse_s1.json", M.linear_mse(batch=7, in_f=3, out_f=2, systems=1, optimizer=mom))
+    write("linear_mse_s3.json", M.linear_mse(batch=7, in_f=3, out_f=2, systems=3, optimizer=mom))
+    write("mlp_ce_s2.json", M.mlp_ce(batch=6, dims=(4, 5, 3), systems=2, stream_dtype="f16"))
+    write("mlp_ce_prefetch.json", M.mlp_ce(batch=8, dims=(16, 16, 16, 4), prefetch=True))
+    write("mlp_ce_noprefetch.json", M.mlp_ce(batch=8, dims=(16, 16, 16, 4), prefetch=False))
+    write("mlp_infer_s3.json", M.mlp_ce(batch=7, dims=(4, 5, 3), systems=3, kind="inference"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+//===- ScheduleTest.cpp - Parsing and validation of schedules -------------===//
+
+#include "wsc/Runtime/Error.h"
+#include "wsc/Runtime/Schedule.h"
+
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+using namespace wsc::rt;
+using namespace wsc::rt::test;
+
+namespace {
+
+json baseDoc() { return json::parse(std::ifstream(inputPath("linear_mse_s1.json"))); }
+
+int firstKernel(const json &doc) {
+  for (size_t i = 0; i < doc["steps"].size(); ++i)
+    if (doc["steps"][i]["op"] == "kernel")
+      return static_cast<int>(i);
+  return -1;
+}
+
+/// The message parsing `doc` fails with ("" if it parses).
+std::string errorOf(const std::string &text) {
+  try {
+    parseSchedule(text, "test.json");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+std::string errorOf(const json &doc) { return errorOf(doc.dump()); }
+
+#define EXPECT_ERROR(doc, text)                                                    \
+  do {                                                                             \
+    std::string msg_ = errorOf(doc);                                               \
+    EXPECT_NE(msg_.find(text), std::string::npos) << "got: '" << msg_ << "'";      \
+  } while (0)
+
+TEST(Schedule, ParsesHandMadeSchedule) {
+  Schedule s = parseSchedule(baseDoc().dump(), "test.json");
+  EXPECT_EQ(s.systems, 1);
+  EXPECT_EQ(s.globalBatch, 7);
+  EXPECT_TRUE(s.isTraining());
+  ASSERT_EQ(s.params.size(), 2u);
+  EXPECT_EQ(s.params[0].optimizer.kind, OptimizerKind::SGD);
+  EXPECT_DOUBLE_EQ(s.params[0].optimizer.momentum, 0.9);
+  EXPECT_EQ(s.inputs[1].role, InputRole::Label);
+  EXPECT_EQ(s.steps[0].kind, StepKind::WeightStream);
+  EXPECT_EQ(s.steps.back().kind, StepKind::GradientStream);
+  const Step &k = s.steps[firstKernel(baseDoc())];
+  EXPECT_EQ(k.name, "fc.fwd");
+  EXPECT_FALSE(k.body.ops.empty());
+  EXPECT_EQ(s.outputs[0].role, OutputRole::Loss);
+  EXPECT_NE(s.reportJson.find("hand-made"), std::string::npos);
+}
+
+TEST(Schedule, RejectsBadJsonAndHeader) {
+  EXPECT_ERROR(std::string("{\"format\": "), "test.json: invalid JSON:");
+  EXPECT_ERROR(json::array(), "test.json: expected an object, got a array");
+  json d = baseDoc();
+  d["format"] = "onnx";
+  EXPECT_ERROR(d, "test.json: format: not a wsc schedule");
+  d = baseDoc();
+  d["version"] = 2;
+  EXPECT_ERROR(d, "test.json: version: unsupported schedule version 2 (this runtime reads version 1)");
+  d = baseDoc();
+  d.erase("steps");
+  EXPECT_ERROR(d, "test.json: missing field 'steps'");
+  d = baseDoc();
+  d["systems"] = 0;
+  EXPECT_ERROR(d, "test.json: systems: value 0 out of range");
+  d = baseDoc();
+  d["systems"] = 8;
+  EXPECT_ERROR(d, "smaller than the number of systems");
+  d = baseDoc();
+  d["stream_dtype"] = "f8";
+  EXPECT_ERROR(d, "stream_dtype: unsupported stream dtype 'f8'");
+  d = baseDoc();
+  d["target"].erase("clock_hz");
+  EXPECT_ERROR(d, "test.json: target: missing field 'clock_hz'");
+  d = baseDoc();
+  d["target"]["io_bytes_per_s"] = -1;
+  EXPECT_ERROR(d, "target.io_bytes_per_s: must be positive");
+}
+
+TEST(Schedule, RejectsIdsOutOfRangeWithPath) {
+  json d = baseDoc();
+  int k = firstKernel(d);
+  d["steps"][k]["operands"][1] = 99999;
+  EXPECT_ERROR(d, "test.json: steps[" + std::to_string(k) +
+                      "].operands[1]: value id 99999 out of range");
+  d = baseDoc();
+  d["inputs"][0]["value"] = -1;
+  EXPECT_ERROR(d, "inputs[0].value: value id -1 out of range");
+  d = baseDoc();
+  d["values"][3]["id"] = 4;
+  EXPECT_ERROR(d, "values[3].id: value id 4 at position 3");
+}
+
+TEST(Schedule, RejectsTypesAndDtypes) {
+  json d = baseDoc();
+  d["values"][0]["dtype"] = "f64";
+  EXPECT_ERROR(d, "values[0].dtype: unknown dtype 'f64'");
+  d = baseDoc();
+  int k = firstKernel(d);
+  d["steps"][k]["cost"]["cycles"] = "fast";
+  EXPECT_ERROR(d, "steps[" + std::to_string(k) + "].cost.cycles: expected a number, got a string");
+  d = baseDoc();
+  d["values"][0]["shape"] = {7, 2.5};
+  EXPECT_ERROR(d, "values[0].shape[1]: expected an integer");
+  d = baseDoc();
+  d["params"][0]["optimizer"]["nesterov"] = "yes";
+  EXPECT_ERROR(d, "params[0].optimizer.nesterov: expected true or false");
+}
+
+TEST(Schedule, RejectsInconsistentRanksAndShapes) {
+  json d = baseDoc();
+  int k = firstKernel(d);
+  json &ops = d["steps"][k]["body"]["ops"];
+  for (auto &op : ops)
+    if (op["op"] == "linalg" && op["name"] == "linalg.matmul") {
+      op["maps"][0].erase(1);
+      break;
+    }
+  EXPECT_ERROR(d, "map has 1 results but operand 0");
+  d = baseDoc();
+  d["params"][0]["shape"] = {3, 3};
+  EXPECT_ERROR(d, "cannot hold parameter 'fc.weight'");
+  d = baseDoc();
+  d["inputs"][0]["shape"] = {7, 4};
+  EXPECT_ERROR(d, "inputs[0].shape: shape [7, 4] differs from value");
+}
+
+TEST(Schedule, RejectsUnknownOpsAndBadRegions) {
+  json d = baseDoc();
+  int k = firstKernel(d);
+  for (auto &op : d["steps"][k]["body"]["ops"])
+    if (op["op"] == "linalg") {
+      op["region"]["ops"][0]["op"] = "arith.frobf";
+      break;
+    }
+  EXPECT_ERROR(d, "unsupported region op 'arith.frobf'");
+  d = baseDoc();
+  d["steps"][k]["body"]["ops"][0]["op"] = "tensor.pad";
+  EXPECT_ERROR(d, "unknown kernel body op 'tensor.pad'");
+  d = baseDoc();
+  d["steps"][0]["op"] = "teleport";
+  EXPECT_ERROR(d, "steps[0].op: unknown step op 'teleport'");
+  d = baseDoc();
+  for (auto &op : d["steps"][k]["body"]["ops"])
+    if (op["op"] == "linalg") {
+      op["iterators"][0] = "sideways";
+      break;
+    }
+  EXPECT_ERROR(d, "unknown iterator 'sideways'");
+}
+
+TEST(Schedule, RejectsUseBeforeDefinition) {
+  json d = baseDoc();
+  int k = firstKernel(d);
+  std::swap(d["steps"][0], d["steps"][k]); // the kernel now precedes its stream
+  EXPECT_ERROR(d, "is used before it is defined");
+  d = baseDoc();
+  d["outputs"][0]["value"] = d["steps"][k]["body"]["args"][0]; // a body value
+  EXPECT_ERROR(d, "is not produced by any step");
+}
+
+TEST(Schedule, RejectsBadStreamsAndRoles) {
+  json d = baseDoc();
+  d["params"].push_back(d["params"][0]);
+  EXPECT_ERROR(d, "duplicate parameter 'fc.weight'");
+  d = baseDoc();
+  d["kind"] = "inference";
+  EXPECT_ERROR(d, "gradient_stream in an inference schedule");
+  d = baseDoc();
+  d["steps"].push_back(d["steps"].back());
+  EXPECT_ERROR(d, "already has a gradient stream");
+  d = baseDoc();
+  d["inputs"][0]["num_classes"] = 3;
+  EXPECT_ERROR(d, "num_classes needs integer labels");
+  d = baseDoc();
+  d["params"][0]["optimizer"]["nesterov"] = true;
+  d["params"][0]["optimizer"]["dampening"] = 0.5;
+  EXPECT_ERROR(d, "nesterov momentum requires");
+  d = baseDoc();
+  d["params"][1]["optimizer"] = {{"name", "lamb"}, {"lr", 0.1}, {"weight_decay", 0}};
+  EXPECT_ERROR(d, "params[1].optimizer.name: unknown optimizer 'lamb'");
+}
+
+TEST(Schedule, LoadErrorsNameTheFile) {
+  try {
+    loadSchedule("/nonexistent/s.json");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/s.json: cannot open file");
+  }
+  EXPECT_THROW(loadSchedule("/"), Error);
+}
+
+} // namespace

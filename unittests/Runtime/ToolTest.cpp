@@ -1,0 +1,211 @@
+//===- ToolTest.cpp - wsc-run on good and bad inputs ------------------------===//
+//
+// The same cases as test/Runtime/*.test (lit), runnable without the MLIR
+// build: exit status 0 / 1 (bad file, message prefixed with its name) /
+// 2 (usage), and never a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Runtime/SafeTensors.h"
+
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace wsc::rt;
+using namespace wsc::rt::test;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Tool : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "wsc_tool_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str());
+  }
+  std::string path(const std::string &name) const { return dir_ + "/" + name; }
+
+  Result run(const std::string &args) const {
+    const std::string out = path("stdout"), err = path("stderr");
+    int raw = std::system((std::string(WSC_RUN_PATH) + " " + args + " >'" + out + "' 2>'" + err + "'").c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  /// Weights and 2 batches of data for linear_mse_s1.json.
+  void writeLinearFiles() const {
+    writeSafeTensors(path("w.safetensors"),
+                     {{"fc.weight", randomTensor({2, 3}, 1)}, {"fc.bias", randomTensor({2}, 2)}});
+    writeSafeTensors(path("d.safetensors"),
+                     {{"input0", randomTensor({2, 7, 3}, 3)}, {"target0", randomTensor({2, 7, 2}, 4)}});
+  }
+  std::string schedule() const { return inputPath("linear_mse_s1.json"); }
+
+  std::string dir_;
+};
+
+#define EXPECT_CONTAINS(hay, needle) \
+  EXPECT_NE((hay).find(needle), std::string::npos) << "in: " << (hay)
+
+TEST_F(Tool, TrainsAndWritesOutputs) {
+  writeLinearFiles();
+  Result r = run(schedule() + " --weights " + path("w.safetensors") + " --data " +
+                 path("d.safetensors") + " --steps 3 --trace " + path("t.json") + " --report " +
+                 path("r.json") + " --save-weights " + path("w2.safetensors") + " --threads 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_CONTAINS(r.out, "step 0  loss ");
+  EXPECT_CONTAINS(r.out, "step 2  loss ");
+  EXPECT_CONTAINS(r.out, "(compute ");
+  EXPECT_CONTAINS(r.out, "sram/PE ");
+  EXPECT_CONTAINS(r.out, "summary: 3 steps");
+  json trace = json::parse(slurp(path("t.json")));
+  EXPECT_TRUE(trace["traceEvents"].is_array());
+  json report = json::parse(slurp(path("r.json")));
+  ASSERT_EQ(report["steps"].size(), 3u);
+  for (const char *key : {"loss", "time_s", "compute_s", "stream_s", "stall_s", "bytes_in",
+                          "bytes_out", "peak_sram_per_pe_bytes"})
+    EXPECT_TRUE(report["steps"][0].contains(key)) << key;
+  SafeTensorsFile w2 = readSafeTensors(path("w2.safetensors"));
+  EXPECT_NE(w2.tensors.at("fc.weight").tensor.toFloats(), randomTensor({2, 3}, 1).toFloats());
+  EXPECT_EQ(w2.metadata.at("steps"), "3");
+}
+
+TEST_F(Tool, Inference) {
+  writeSafeTensors(path("w.safetensors"),
+                   {{"fc0.weight", randomTensor({5, 4}, 1)}, {"fc0.bias", randomTensor({5}, 2)},
+                    {"fc1.weight", randomTensor({3, 5}, 3)}, {"fc1.bias", randomTensor({3}, 4)}});
+  writeSafeTensors(path("in.safetensors"), {{"input0", randomTensor({7, 4}, 5)}});
+  Result r = run(inputPath("mlp_infer_s3.json") + " --weights " + path("w.safetensors") +
+                 " --inputs " + path("in.safetensors") + " --outputs " + path("out.safetensors"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "output logits  f32 [7, 3]");
+  EXPECT_EQ(readSafeTensors(path("out.safetensors")).tensors.at("logits").tensor.shape(), (Shape{7, 3}));
+}
+
+TEST_F(Tool, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("").status, 2);
+  Result r = run(schedule() + " --weights x --bogus");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_CONTAINS(r.err, "wsc-run: unknown option '--bogus'");
+  EXPECT_CONTAINS(r.err, "usage:");
+  EXPECT_EQ(run(schedule() + " --weights x --data y --steps many").status, 2);
+  EXPECT_EQ(run(schedule() + " --weights").status, 2);
+  EXPECT_EQ(run(schedule()).status, 2); // no --weights
+  EXPECT_EQ(run(schedule() + " --weights x --threads 0").status, 2);
+  writeLinearFiles();
+  r = run(schedule() + " --weights " + path("w.safetensors")); // training without --data
+  EXPECT_EQ(r.status, 2);
+  EXPECT_CONTAINS(r.err, "is a training schedule: --data is required");
+  EXPECT_EQ(run("--help").status, 0);
+}
+
+TEST_F(Tool, BadScheduleFiles) {
+  writeLinearFiles();
+  const std::string rest = " --weights " + path("w.safetensors") + " --data " + path("d.safetensors");
+  Result r = run(path("missing.json") + rest);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path("missing.json") + ": cannot open file\n");
+  std::string text = slurp(schedule());
+  std::ofstream(path("cut.json")) << text.substr(0, text.size() / 2);
+  r = run(path("cut.json") + rest);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, path("cut.json") + ": invalid JSON");
+  json doc = json::parse(text);
+  doc["version"] = 7;
+  std::ofstream(path("v7.json")) << doc.dump();
+  r = run(path("v7.json") + rest);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, path("v7.json") + ": version: unsupported schedule version 7");
+  std::ofstream(path("empty.json")) << "";
+  EXPECT_EQ(run(path("empty.json") + rest).status, 1);
+}
+
+TEST_F(Tool, BadWeights) {
+  writeLinearFiles();
+  const std::string data = " --data " + path("d.safetensors");
+  writeSafeTensors(path("w1.safetensors"), {{"fc.weight", randomTensor({2, 3}, 1)}});
+  Result r = run(schedule() + " --weights " + path("w1.safetensors") + data);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path("w1.safetensors") + ": missing parameter 'fc.bias'\n");
+  writeSafeTensors(path("w2.safetensors"),
+                   {{"fc.weight", randomTensor({3, 2}, 1)}, {"fc.bias", randomTensor({2}, 2)}});
+  r = run(schedule() + " --weights " + path("w2.safetensors") + data);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, path("w2.safetensors") + ": parameter 'fc.weight' has shape [3, 2], expected [2, 3]");
+  writeSafeTensors(path("w3.safetensors"),
+                   {{"fc.weight", randomTensor({2, 3}, 1).withDType(DType::F16)},
+                    {"fc.bias", randomTensor({2}, 2)}});
+  r = run(schedule() + " --weights " + path("w3.safetensors") + data);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, "parameter 'fc.weight' has dtype F16, expected F32");
+  std::string bytes = slurp(path("w.safetensors"));
+  std::ofstream(path("cut.safetensors"), std::ios::binary) << bytes.substr(0, bytes.size() - 5);
+  r = run(schedule() + " --weights " + path("cut.safetensors") + data);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, path("cut.safetensors") + ": ");
+}
+
+TEST_F(Tool, BadData) {
+  writeLinearFiles();
+  const std::string w = " --weights " + path("w.safetensors");
+  writeSafeTensors(path("d1.safetensors"),
+                   {{"input0", randomTensor({7, 4}, 3)}, {"target0", randomTensor({7, 2}, 4)}});
+  Result r = run(schedule() + w + " --data " + path("d1.safetensors"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, path("d1.safetensors") + ": tensor 'input0' has shape [7, 4], expected [S, 7, 3] or [7, 3]");
+  writeSafeTensors(path("d2.safetensors"), {{"input0", randomTensor({7, 3}, 3)}});
+  r = run(schedule() + w + " --data " + path("d2.safetensors"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, "missing tensor 'target0'");
+  writeSafeTensors(path("d3.safetensors"),
+                   {{"input0", Tensor::fromInts({7, 3}, std::vector<int64_t>(21, 1))},
+                    {"target0", randomTensor({7, 2}, 4)}});
+  r = run(schedule() + w + " --data " + path("d3.safetensors"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, "tensor 'input0' has dtype I64, expected F32");
+  writeSafeTensors(path("d4.safetensors"),
+                   {{"input0", randomTensor({2, 7, 3}, 3)}, {"target0", randomTensor({3, 7, 2}, 4)}});
+  r = run(schedule() + w + " --data " + path("d4.safetensors"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_CONTAINS(r.err, "holds 3 batches but 'input0' holds 2");
+}
+
+TEST_F(Tool, LabelOutOfRange) {
+  writeSafeTensors(path("w.safetensors"),
+                   {{"fc0.weight", randomTensor({5, 4}, 1)}, {"fc0.bias", randomTensor({5}, 2)},
+                    {"fc1.weight", randomTensor({3, 5}, 3)}, {"fc1.bias", randomTensor({3}, 4)}});
+  writeSafeTensors(path("d.safetensors"),
+                   {{"input0", randomTensor({2, 6, 4}, 5)},
+                    {"label0", Tensor::fromInts({2, 6}, {0, 1, 2, 0, 1, 2, 1, 1, 7, 0, 0, 0})}});
+  Result r = run(inputPath("mlp_ce_s2.json") + " --weights " + path("w.safetensors") + " --data " +
+                 path("d.safetensors"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path("d.safetensors") +
+                       ": batch 1: input 'label0': label 7 at index 2 is out of range [0, 3)\n");
+  EXPECT_EQ(r.out, "") << "nothing may run before the data is validated";
+}
+
+} // namespace
