@@ -17,6 +17,7 @@ struct CompiledOp {
   std::vector<int> operandSlots, resultSlots;
   std::vector<int> releaseAfter;  // slots that die at this op
   std::vector<bool> mayStealInit; // per output operand
+  bool skipZeroFill = false;      // tensor.empty whose contents nobody reads
   std::unique_ptr<StructuredPlan> plan;
   Tensor globalConstant; // non-splat arith.constant at global shape
 };
@@ -136,6 +137,38 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
                                  lastUse[s] == static_cast<int>(i));
       }
     }
+    // A tensor.empty only used as the init of outputs whose region never
+    // reads it (fill, elementwise) may start uninitialized.
+    for (size_t i = 0; i < k->ops.size(); ++i) {
+      CompiledOp &c = k->ops[i];
+      if (c.op->kind != BodyOpKind::Empty || yielded[c.resultSlots[0]])
+        continue;
+      const int slot = c.resultSlots[0];
+      bool unread = true;
+      for (size_t j = i + 1; j < k->ops.size(); ++j) {
+        const CompiledOp &u = k->ops[j];
+        for (size_t o = 0; o < u.operandSlots.size(); ++o) {
+          if (u.operandSlots[o] != slot)
+            continue;
+          bool initOnly = u.plan && static_cast<int>(o) >= u.op->numInputs &&
+                          !u.plan->program.argUsed(static_cast<int>(o));
+          // ... and every element gets written: the map is a permutation.
+          if (initOnly) {
+            std::vector<bool> seen(u.op->isReduction.size(), false);
+            for (const AffineExpr &e : u.op->maps[o]) {
+              initOnly &= e.isDim() && !seen[e.terms[0].first];
+              if (e.isDim())
+                seen[e.terms[0].first] = true;
+            }
+          }
+          unread &= initOnly;
+        }
+        if (u.plan)
+          for (auto [reg, value] : u.plan->program.captures())
+            unread &= k->slotOf[value] != slot;
+      }
+      c.skipZeroFill = unread;
+    }
     kernels_[si] = std::move(k);
   }
 }
@@ -174,7 +207,8 @@ std::vector<Tensor> Interpreter::runKernel(size_t stepIndex, const std::vector<T
     switch (op.kind) {
     case BodyOpKind::Empty: {
       const int r = c.resultSlots[0];
-      env[r] = Tensor::zeros(s.values[k.slotValue[r]].dtype, localShape(r));
+      env[r] = c.skipZeroFill ? Tensor::uninitialized(s.values[k.slotValue[r]].dtype, localShape(r))
+                              : Tensor::zeros(s.values[k.slotValue[r]].dtype, localShape(r));
       break;
     }
     case BodyOpKind::Constant: {
