@@ -23,8 +23,8 @@ struct AttachTargetPass : public mlir::wsc::impl::WSCAttachTargetBase<AttachTarg
       // A 16x16 wafer: small enough for tests to exercise tiling limits.
       gridX = gridY = 16;
     } else if (preset == "cs2") {
-      gridX = 924;
-      gridY = 920;
+      gridX = kDefaultTarget.gridX;
+      gridY = kDefaultTarget.gridY;
     } else if (!preset.empty()) {
       module.emitError("unknown target preset '") << preset << "'; expected cs2 or tiny";
       return signalPassFailure();

@@ -13,19 +13,32 @@
 
 namespace wsc::model {
 
-/// The hardware (defaults and sources: include/wsc/Dialect/WSC/WSCAttrs.td).
+/// The hardware. These defaults are the only place the CS-2 / WSE-2 figures
+/// are written: `#wsc.target` takes its defaults from here.
 struct TargetSpec {
+  // ~850,000 PEs "arranged in a rectangular grid", "roughly square"
+  // (white paper 6.1, 7.2): 924 x 920 = 850,080.
   int64_t gridX = 924;
   int64_t gridY = 920;
+  // 48 kB of SRAM per core (white paper 7.2).
   int64_t sramPerPe = 49152;
+  // Assumption: the papers give no clock; 1.1 GHz.
   double clockHz = 1.1e9;
+  // Assumption: the papers give no per-PE rate; 4 FP16 FMACs per cycle.
   int64_t fmacsPerPe = 4;
+  // Assumption: one 32-bit word per cycle per fabric link.
   int64_t fabricBytesPerCycle = 4;
+  // 1.2 Tb/s of I/O per CS-2 (white paper 6.1) = 1.5e11 bytes/s.
   double ioBandwidth = 1.5e11;
   int64_t systems = 1;
+  // 1:4 broadcast-reduce nodes (white paper 6.4).
   int64_t swarmxFanout = 4;
+  // Assumption: 1 microsecond per SwarmX tree level.
   double swarmxHopLatency = 1.0e-6;
+  // MemoryX scales from 4 TB (white paper 6.3).
   double memxCapacity = 4.0e12;
+  // MemoryX FLOP/s are "three orders of magnitude greater than its I/O
+  // bandwidth" (white paper 6.3): 1e3 x 1.5e11.
   double memxFlops = 1.5e14;
 
   int64_t numPEs() const { return gridX * gridY; }

@@ -63,11 +63,12 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 TargetAttr TargetAttr::lookup(Operation *module) {
   if (auto target = module->getAttrOfType<TargetAttr>("wsc.target"))
     return target;
-  Builder b(module->getContext());
-  return TargetAttr::get(module->getContext(), 924, 920, 49152, APFloat(1.1e9),
-                         4, 4, APFloat(1.5e11), 1, 4, APFloat(1.0e-6),
-                         APFloat(4.0e12), APFloat(1.5e14), StreamDType::F16,
-                         StreamDType::F32);
+  const ::wsc::model::TargetSpec &d = kDefaultTarget;
+  return TargetAttr::get(module->getContext(), d.gridX, d.gridY, d.sramPerPe,
+                         APFloat(d.clockHz), d.fmacsPerPe, d.fabricBytesPerCycle,
+                         APFloat(d.ioBandwidth), d.systems, d.swarmxFanout,
+                         APFloat(d.swarmxHopLatency), APFloat(d.memxCapacity),
+                         APFloat(d.memxFlops), StreamDType::F16, StreamDType::F32);
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,7 +7,14 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "wsc/Model/CostModel.h"
+
 #include "wsc/Dialect/WSC/WSCEnums.h.inc"
+
+namespace mlir::wsc {
+/// The default hardware, the source of `#wsc.target`'s defaults.
+inline const ::wsc::model::TargetSpec kDefaultTarget{};
+} // namespace mlir::wsc
 
 #define GET_ATTRDEF_CLASSES
 #include "wsc/Dialect/WSC/WSCAttrs.h.inc"

@@ -44,9 +44,9 @@ def WSC_TargetAttr : WSC_Attr<"Target", "target"> {
   let summary = "a weight-streaming wafer-scale cluster";
   let description = [{
     Describes the hardware a module is compiled for. Every parameter has a
-    default; the defaults are the CS-2 / WSE-2 figures of the Cerebras
-    weight-streaming white paper where it gives them, and are marked as
-    assumptions where it does not (see `docs/Target.md`).
+    default: the CS-2 / WSE-2 figures of the Cerebras weight-streaming white
+    paper where it gives them, marked as assumptions where it does not
+    (`wsc::model::TargetSpec` in include/wsc/Model/CostModel.h).
 
     ```mlir
     module attributes {wsc.target = #wsc.target<systems = 4>} {}
@@ -54,31 +54,22 @@ def WSC_TargetAttr : WSC_Attr<"Target", "target"> {
                                                 sram_per_pe = 49152, weight_dtype = f32>} {}
     ```
   }];
+  // Defaults come from ::wsc::model::TargetSpec, where their sources are.
   let parameters = (ins
-    // ~850,000 PEs "arranged in a rectangular grid", "roughly square"
-    // (white paper 6.1, 7.2): 924 x 920 = 850,080.
-    DefaultValuedParameter<"int64_t", "924", "PE columns (wafer x)">:$grid_x,
-    DefaultValuedParameter<"int64_t", "920", "PE rows (wafer y)">:$grid_y,
-    // 48 kB of SRAM per core (white paper 7.2).
-    DefaultValuedParameter<"int64_t", "49152", "SRAM bytes per PE">:$sram_per_pe,
-    // Assumption: the papers give no clock; 1.1 GHz.
-    WSC_Real<"1.1e9", "PE clock in Hz">:$clock_hz,
-    // Assumption: the papers give no per-PE rate; 4 FP16 FMACs per cycle.
-    DefaultValuedParameter<"int64_t", "4", "FMACs per PE per cycle">:$fmacs_per_pe,
-    // Assumption: one 32-bit word per cycle per fabric link.
-    DefaultValuedParameter<"int64_t", "4", "fabric bytes per cycle per link">:$fabric_bytes_per_cycle,
-    // 1.2 Tb/s of I/O per CS-2 (white paper 6.1) = 1.5e11 bytes/s.
-    WSC_Real<"1.5e11", "system I/O bytes per second, each way">:$io_bandwidth,
-    DefaultValuedParameter<"int64_t", "1", "number of systems (CS-2s)">:$systems,
-    // 1:4 broadcast-reduce nodes (white paper 6.4).
-    DefaultValuedParameter<"int64_t", "4", "SwarmX broadcast/reduce fan-out">:$swarmx_fanout,
-    // Assumption: 1 microsecond per SwarmX tree level.
-    WSC_Real<"1.0e-6", "SwarmX latency per tree level, seconds">:$swarmx_hop_latency,
-    // MemoryX scales from 4 TB (white paper 6.3).
-    WSC_Real<"4.0e12", "MemoryX capacity in bytes">:$memx_capacity,
-    // MemoryX FLOP/s are "three orders of magnitude greater than its I/O
-    // bandwidth" (white paper 6.3): 1e3 x 1.5e11.
-    WSC_Real<"1.5e14", "MemoryX optimizer FLOP/s">:$memx_flops,
+    DefaultValuedParameter<"int64_t", "::mlir::wsc::kDefaultTarget.gridX", "PE columns (wafer x)">:$grid_x,
+    DefaultValuedParameter<"int64_t", "::mlir::wsc::kDefaultTarget.gridY", "PE rows (wafer y)">:$grid_y,
+    DefaultValuedParameter<"int64_t", "::mlir::wsc::kDefaultTarget.sramPerPe", "SRAM bytes per PE">:$sram_per_pe,
+    WSC_Real<"::mlir::wsc::kDefaultTarget.clockHz", "PE clock in Hz">:$clock_hz,
+    DefaultValuedParameter<"int64_t", "::mlir::wsc::kDefaultTarget.fmacsPerPe", "FMACs per PE per cycle">:$fmacs_per_pe,
+    DefaultValuedParameter<"int64_t", "::mlir::wsc::kDefaultTarget.fabricBytesPerCycle",
+                           "fabric bytes per cycle per link">:$fabric_bytes_per_cycle,
+    WSC_Real<"::mlir::wsc::kDefaultTarget.ioBandwidth", "system I/O bytes per second, each way">:$io_bandwidth,
+    DefaultValuedParameter<"int64_t", "::mlir::wsc::kDefaultTarget.systems", "number of systems (CS-2s)">:$systems,
+    DefaultValuedParameter<"int64_t", "::mlir::wsc::kDefaultTarget.swarmxFanout",
+                           "SwarmX broadcast/reduce fan-out">:$swarmx_fanout,
+    WSC_Real<"::mlir::wsc::kDefaultTarget.swarmxHopLatency", "SwarmX latency per tree level, seconds">:$swarmx_hop_latency,
+    WSC_Real<"::mlir::wsc::kDefaultTarget.memxCapacity", "MemoryX capacity in bytes">:$memx_capacity,
+    WSC_Real<"::mlir::wsc::kDefaultTarget.memxFlops", "MemoryX optimizer FLOP/s">:$memx_flops,
     // Weights stream as FP16, gradients return as FP32 (white paper 5.3).
     DefaultValuedParameter<"::mlir::wsc::StreamDType",
         "::mlir::wsc::StreamDType::F16", "weight stream dtype">:$weight_dtype,
