@@ -218,12 +218,14 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
   } else if (auto index = llvm::dyn_cast<linalg::IndexOp>(op)) {
     entry["dim"] = int64_t(index.getDim());
   }
+  // The scalar ops the runtime evaluates (lib/Runtime/Schedule.cpp).
   static const llvm::StringSet<> supported = {
       "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
       "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
       "arith.cmpf", "arith.cmpi", "arith.select", "arith.addi", "arith.subi",
       "arith.muli", "arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp",
       "arith.fptosi", "arith.index_cast", "arith.andi", "arith.ori", "arith.xori",
+      "arith.maxsi", "arith.minsi", "arith.extsi", "arith.extui", "arith.trunci",
       "arith.constant", "math.exp", "math.log", "math.tanh", "math.sqrt",
       "math.rsqrt", "math.erf", "math.absf", "math.powf", "math.log1p",
       "math.expm1", "linalg.index"};

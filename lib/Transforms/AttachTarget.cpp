@@ -30,7 +30,7 @@ struct AttachTargetPass : public mlir::wsc::impl::WSCAttachTargetBase<AttachTarg
       return signalPassFailure();
     }
     if (systems < 0) {
-      module.emitError("systems must be positive, got ") << systems;
+      module.emitError("systems must be positive, got ") << int64_t(systems);
       return signalPassFailure();
     }
     StreamDType weights = t.getWeightDtype();

@@ -289,12 +289,11 @@ FailureOr<SmallVector<KernelPlan *>> KernelFormer::orderKernels() {
       if (--inDegree[succ] == 0)
         ready.push_back(succ);
   }
-  if (result.size() != plans.size()) {
-    for (auto &[plan, degree] : inDegree)
-      if (degree)
+  if (result.size() != plans.size())
+    for (auto &entry : plans) // in key order, so the message is deterministic
+      if (inDegree[&entry.second])
         return func.emitError("kernels form a cycle through '")
-               << plan->name() << "'; fusion would reorder dependent layers";
-  }
+               << entry.second.name() << "'; fusion would reorder dependent layers";
   return result;
 }
 
@@ -384,7 +383,9 @@ LogicalResult KernelFormer::run() {
 struct FormKernelsPass : public mlir::wsc::impl::WSCFormKernelsBase<FormKernelsPass> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal() || !func.getBody().hasOneBlock()) {
+      if (func.isExternal())
+        continue;
+      if (!func.getBody().hasOneBlock()) {
         func.emitError("wsc-form-kernels needs a function with a single block");
         return signalPassFailure();
       }

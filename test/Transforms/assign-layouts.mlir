@@ -53,3 +53,17 @@ func.func @two_batch_dims(%x: tensor<4x4xf32> {wsc.input = 0 : i64}) -> tensor<4
   } -> tensor<4x4xf32>
   return %s : tensor<4x4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{batch argument #0 must be a tensor with a static dim 0}}
+func.func @scalar_input(%x: f32 {wsc.input = 0 : i64}) -> f32 {
+  return %x : f32
+}
+
+// -----
+
+// expected-error @+1 {{batch arguments disagree on the batch size: 4 vs 5}}
+func.func @two_batches(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %y: tensor<5xi64> {wsc.label = 0 : i64}) -> tensor<4x2xf32> {
+  return %x : tensor<4x2xf32>
+}

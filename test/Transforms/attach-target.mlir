@@ -8,3 +8,5 @@
 // PRESET: error: unknown target preset 'cs3'; expected cs2 or tiny
 // DTYPE: error: unknown stream-dtype 'f8'; expected f16, bf16 or f32
 module {}
+// RUN: not wsc-opt %s --wsc-attach-target="systems=-2" 2>&1 | FileCheck %s --check-prefix=SYSTEMS
+// SYSTEMS: error: systems must be positive, got -2

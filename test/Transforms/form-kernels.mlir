@@ -75,3 +75,47 @@ func.func @effects(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {w
   %m = memref.alloc() : memref<2xf32>
   return %x : tensor<2xf32>
 }
+
+// -----
+
+// An output that depends on no parameter has no kernel to join.
+func.func @no_layer(%x: tensor<2x2xf32> {wsc.input = 0 : i64}) -> (tensor<2x2xf32> {wsc.output = 0 : i64}) {
+  %e = tensor.empty() : tensor<2x2xf32>
+  // expected-error @+1 {{cannot be placed in a kernel: it touches no parameter and feeds no kernel}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
+// -----
+
+// Two parameters of layer "a" used before and after layer "b": fusing by
+// layer would make a and b depend on each other.
+// expected-error @+1 {{kernels form a cycle through 'a.fwd'}}
+func.func @cycle(%w1: tensor<2x2xf32> {wsc.param = "a.w1"}, %wb: tensor<2x2xf32> {wsc.param = "b.w"}, %w2: tensor<2x2xf32> {wsc.param = "a.w2"}, %x: tensor<2x2xf32> {wsc.input = 0 : i64}) -> (tensor<2x2xf32> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %o = linalg.matmul ins(%h, %wb : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %r = linalg.matmul ins(%o, %w2 : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
+// -----
+
+// Declarations are skipped; functions with control flow are rejected.
+// SPLIT-LABEL: func.func private @declared
+func.func private @declared(tensor<2xf32>) -> tensor<2xf32>
+
+// -----
+
+// expected-error @+1 {{wsc-form-kernels needs a function with a single block}}
+func.func @branches(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+  cf.br ^next
+^next:
+  return %x : tensor<2xf32>
+}

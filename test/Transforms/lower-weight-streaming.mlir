@@ -81,3 +81,53 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
     return %w, %c : tensor<2xf32>, tensor<f32>
   }
 }
+
+// -----
+
+// expected-error @+1 {{wsc.optimizer: 'lr' must be a float}}
+module attributes {wsc.optimizer = {name = "sgd", lr = 1 : i64}} {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{wsc.optimizer: 'amsgrad' must be true or false}}
+module attributes {wsc.optimizer = {name = "adam", amsgrad = 1.0 : f64}} {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+module attributes {wsc.optimizer = {name = "sgd"}} {
+  // expected-error @+1 {{parameter 'w' must be a static f32 tensor, got 'tensor<2xf64>'}}
+  func.func @f(%w: tensor<2xf64> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+module attributes {wsc.optimizer = {name = "sgd"}} {
+  // expected-error @+1 {{parameter 'w' declared twice}}
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}, %v: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+module attributes {wsc.optimizer = {name = "sgd"}} {
+  // expected-error @+1 {{gradient of 'w' is not produced by a kernel}}
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}, %g: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<2xf32> {wsc.grad = "w"}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c, %g : tensor<f32>, tensor<2xf32>
+  }
+}

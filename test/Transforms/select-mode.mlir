@@ -19,3 +19,5 @@
 
 // LP: error: layer-pipelined lowering is not implemented yet
 // BAD: error: unknown mode 'fast'; expected auto, weight_streaming or layer_pipelined
+// RUN: echo "module {}" | not wsc-opt --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: error: no function to compile
