@@ -377,7 +377,25 @@ private:
     where.error("value ", id, " is not visible here (it is defined in another kernel or region)");
   }
 
-  std::string roleString(const JsonReader &j) { return j.asString(); }
+  /// Reads `name` (unique within `seen`) and `role`, one of `roles`.
+  template <typename Role>
+  std::pair<std::string, Role>
+  parseNameAndRole(const JsonReader &entry, std::set<std::string> &seen, const char *what,
+                   std::initializer_list<std::pair<const char *, Role>> roles) {
+    JsonReader name = entry.at("name");
+    std::string text = name.asString();
+    if (!seen.insert(text).second)
+      name.error("duplicate ", what, " '", text, "'");
+    JsonReader role = entry.at("role");
+    std::string r = role.asString();
+    std::string expected;
+    for (const auto &[spelling, value] : roles) {
+      if (r == spelling)
+        return {text, value};
+      expected += (expected.empty() ? "'" : " or '") + std::string(spelling) + "'";
+    }
+    role.error("unknown ", what, " role '", r, "' (expected ", expected, ")");
+  }
 
   void parseInputs(const JsonReader &ins) {
     ins.requireArray();
@@ -386,18 +404,8 @@ private:
       JsonReader in = ins[i];
       in.requireObject();
       InputSpec spec;
-      JsonReader name = in.at("name");
-      spec.name = name.asString();
-      if (!seen.insert(spec.name).second)
-        name.error("duplicate input '", spec.name, "'");
-      JsonReader role = in.at("role");
-      std::string r = role.asString();
-      if (r == "input")
-        spec.role = InputRole::Input;
-      else if (r == "label")
-        spec.role = InputRole::Label;
-      else
-        role.error("unknown input role '", r, "' (expected 'input' or 'label')");
+      std::tie(spec.name, spec.role) = parseNameAndRole<InputRole>(
+          in, seen, "input", {{"input", InputRole::Input}, {"label", InputRole::Label}});
       JsonReader value = in.at("value");
       spec.value = valueId(value);
       JsonReader dt = in.at("dtype");
@@ -432,18 +440,9 @@ private:
       JsonReader o = outs[i];
       o.requireObject();
       OutputSpec spec;
-      JsonReader name = o.at("name");
-      spec.name = name.asString();
-      if (!seen.insert(spec.name).second)
-        name.error("duplicate output '", spec.name, "'");
+      std::tie(spec.name, spec.role) = parseNameAndRole<OutputRole>(
+          o, seen, "output", {{"loss", OutputRole::Loss}, {"output", OutputRole::Output}});
       JsonReader role = o.at("role");
-      std::string r = role.asString();
-      if (r == "loss")
-        spec.role = OutputRole::Loss;
-      else if (r == "output")
-        spec.role = OutputRole::Output;
-      else
-        role.error("unknown output role '", r, "' (expected 'loss' or 'output')");
       JsonReader value = o.at("value");
       spec.value = valueId(value);
       if (scope_[spec.value] != kTopScope)

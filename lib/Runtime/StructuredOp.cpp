@@ -139,36 +139,31 @@ template <typename T> inline T *at(uint8_t *data, int64_t offset) {
   return reinterpret_cast<T *>(data) + offset;
 }
 
+/// Points `reg` at a contiguous row, or gathers a strided/broadcast one.
+template <typename T, typename Bind, typename Own>
+static void loadRow(const T *p, int64_t stride, int n, Bind bind, Own own) {
+  if (stride == 1) {
+    bind(p);
+    return;
+  }
+  T *d = own();
+  if (stride == 0)
+    std::fill(d, d + n, *p);
+  else
+    for (int k = 0; k < n; ++k)
+      d[k] = p[k * stride];
+}
+
 void loadArg(RegisterFile &rf, int reg, const Operand &o, int64_t offset, int64_t stride, int n) {
   switch (o.storage) {
-  case Storage::F32: {
-    const float *p = at<float>(o.data, offset);
-    if (stride == 1) {
-      rf.bindF(reg, p);
-    } else {
-      float *d = rf.ownF(reg);
-      if (stride == 0)
-        std::fill(d, d + n, *p);
-      else
-        for (int k = 0; k < n; ++k)
-          d[k] = p[k * stride];
-    }
+  case Storage::F32:
+    loadRow(at<float>(o.data, offset), stride, n, [&](const float *p) { rf.bindF(reg, p); },
+            [&] { return rf.ownF(reg); });
     break;
-  }
-  case Storage::I64: {
-    const int64_t *p = at<int64_t>(o.data, offset);
-    if (stride == 1) {
-      rf.bindI(reg, p);
-    } else {
-      int64_t *d = rf.ownI(reg);
-      if (stride == 0)
-        std::fill(d, d + n, *p);
-      else
-        for (int k = 0; k < n; ++k)
-          d[k] = p[k * stride];
-    }
+  case Storage::I64:
+    loadRow(at<int64_t>(o.data, offset), stride, n,
+            [&](const int64_t *p) { rf.bindI(reg, p); }, [&] { return rf.ownI(reg); });
     break;
-  }
   case Storage::U8: {
     const uint8_t *p = at<uint8_t>(o.data, offset);
     int64_t *d = rf.ownI(reg);
