@@ -268,4 +268,4 @@ class ScheduleBuilder:
         }
 
     def dumps(self):
-        return json.dumps(self.to_json(), indent=1)
+        return json.dumps(self.to_json(), separators=(",", ":"))
