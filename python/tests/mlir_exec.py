@@ -28,10 +28,6 @@ PIPELINE = [
 ]
 
 
-def available() -> bool:
-    return all(os.path.exists(p) for p in [MLIR_OPT, MLIR_RUNNER] + RUNTIME_LIBS)
-
-
 def _type(array: np.ndarray) -> str:
     elem = {np.dtype("float32"): "f32", np.dtype("int64"): "i64"}[array.dtype]
     return "tensor<" + "".join(f"{d}x" for d in array.shape) + elem + ">"

@@ -5,8 +5,8 @@ import pytest
 import torch
 from torch import nn
 
-wsc = pytest.importorskip("wsc")
-pytest.importorskip("wsc._runtime", reason="native runtime not built (run `make`)")
+import wsc
+import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
 
 
 def mlp(sizes, act=nn.ReLU):

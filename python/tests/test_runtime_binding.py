@@ -19,8 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 
-torch = pytest.importorskip("torch")
-rt = pytest.importorskip("wsc._runtime")
+import torch
+from wsc._tools import tool_path
+from wsc import _runtime as rt
 
 import runtime_models as M  # noqa: E402
 
@@ -197,16 +198,7 @@ def test_threads():
 
 def test_wsc_run_cli_matches_binding(tmp_path):
     """wsc-run on the same schedule and data prints the same losses."""
-    wsc_run = os.environ.get("WSC_RUN")
-    if not wsc_run:
-        root = os.path.abspath(os.path.join(HERE, "..", ".."))
-        for build in ("build-rt", "build"):
-            cand = os.path.join(root, build, "bin", "wsc-run")
-            if os.path.exists(cand):
-                wsc_run = cand
-                break
-    if not wsc_run:
-        pytest.skip("wsc-run not built (set WSC_RUN)")
+    wsc_run = tool_path("wsc-run")
     rng = np.random.default_rng(7)
     sb = M.linear_mse(7, 3, 2, systems=3)
     (tmp_path / "s.json").write_text(sb.dumps())
