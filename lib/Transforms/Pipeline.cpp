@@ -21,6 +21,7 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCAssignLayouts());
   pm.addPass(createWSCLowerWeightStreaming(
       WSCLowerWeightStreamingOptions{options.streamDType}));
+  pm.addPass(createWSCFoldTransposes());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -86,6 +86,28 @@ def WSCLowerWeightStreaming : Pass<"wsc-lower-weight-streaming", "::mlir::Module
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
 
+def WSCFoldTransposes : Pass<"wsc-fold-transposes", "::mlir::ModuleOp"> {
+  let summary = "Fold transposes into the indexing maps of their consumers";
+  let description = [{
+    The wafer receives each weight in the order its kernel consumes it
+    (rows forward, columns backward) and reads activations in place, so a
+    transpose is never a data movement of its own. Inside every kernel this
+    pass generalises the structured ops and folds each pure permutation (a
+    `linalg.transpose`, or a generic that only yields its permuted input)
+    into the indexing maps of the ops that read it, using upstream
+    elementwise fusion restricted to such producers. Contractions keep a
+    multiply-accumulate body, so they still run as one GEMM.
+
+    ```mlir
+    // Before
+    %t = linalg.transpose ins(%w : tensor<3x4xf32>) outs(%e : tensor<4x3xf32>) permutation = [1, 0]
+    %m = linalg.matmul ins(%x, %t : tensor<8x4xf32>, tensor<4x3xf32>) outs(%f : tensor<8x3xf32>) -> tensor<8x3xf32>
+    // After: one generic reading %w through (d0, d1, d2) -> (d1, d2)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def WSCAttachTarget : Pass<"wsc-attach-target", "::mlir::ModuleOp"> {
   let summary = "Attach the hardware description to the module";
   let description = [{

@@ -1,0 +1,97 @@
+"""Emulator vs PyTorch eager on a 4-layer, 1024-wide MLP at batch 256.
+
+    PYTHONPATH=python /usr/bin/python3 bench/mlp_step.py [--threads N] [--reps N]
+
+Prints, for one full training step (forward, cross-entropy, backward, SGD
+momentum update), the wsc emulator's step time over PyTorch eager's on the
+same threads and the same BLAS (Debian's torch uses the system libblas,
+i.e. OpenBLAS), and the time to export and compile the step. Each side runs
+in its own process so the two thread pools do not compete for the cores.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def build(width, layers, batch):
+    import torch
+    from torch import nn
+    torch.manual_seed(0)
+    mods = []
+    for i in range(layers):
+        mods += [nn.Linear(width, width), nn.ReLU()]
+    model = nn.Sequential(*mods[:-1])
+    x = torch.randn(batch, width)
+    y = torch.randint(0, width, (batch,))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return model, nn.CrossEntropyLoss(), opt, x, y
+
+
+def median_step(step, reps):
+    step()  # warm up
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def measure(side, args):
+    import torch
+    torch.set_num_threads(args.threads)
+    model, loss_fn, opt, x, y = build(args.width, args.layers, args.batch)
+    if side == "torch":
+        def step():
+            opt.zero_grad()
+            loss_fn(model(x), y).backward()
+            opt.step()
+        return {"step_s": median_step(step, args.reps)}
+    import wsc
+    from wsc import _runtime
+    _runtime.set_num_threads(args.threads)
+    t0 = time.perf_counter()
+    prog = wsc.compile(model, loss_fn, opt, x, y, stream_dtype=args.stream_dtype)
+    compile_s = time.perf_counter() - t0
+    return {"step_s": median_step(lambda: prog.step(x, y), args.reps), "compile_s": compile_s,
+            "modeled_step_s": prog.report()["last_step"]["time_s"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--width", type=int, default=1024)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--stream-dtype", default="f16")
+    ap.add_argument("--side", choices=["torch", "wsc"], help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.side:
+        print(json.dumps(measure(args.side, args)))
+        return
+    # torch.set_num_threads does not reach OpenBLAS's own pool, which both
+    # sides share: pin every pool through the environment.
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads),
+               OPENBLAS_NUM_THREADS=str(args.threads))
+    results = {}
+    for side in ("torch", "wsc"):
+        out = subprocess.run([sys.executable, __file__, "--side", side] + sys.argv[1:],
+                             check=True, capture_output=True, text=True, env=env)
+        results[side] = json.loads(out.stdout.strip().splitlines()[-1])
+    t, w = results["torch"], results["wsc"]
+    print(f"{args.layers}x{args.width} MLP, batch {args.batch}, {args.threads} thread(s), "
+          f"{args.stream_dtype} streams")
+    print(f"  PyTorch eager step    {t['step_s'] * 1e3:8.2f} ms")
+    print(f"  wsc emulator step     {w['step_s'] * 1e3:8.2f} ms")
+    print(f"  emulator / PyTorch    {w['step_s'] / t['step_s']:8.2f}   (target <= 1.5)")
+    print(f"  export + compile      {w['compile_s']:8.2f} s    (target <= 2 s, cold process)")
+    print(f"  modeled CS-2 step     {w['modeled_step_s'] * 1e3:8.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+//===- FoldTransposes.cpp - transposes become indexing maps ---------------===//
+
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "wsc-fold-transposes"
+
+namespace mlir::wsc {
+#define GEN_PASS_DEF_WSCFOLDTRANSPOSES
+#include "wsc/Transforms/Passes.h.inc"
+} // namespace mlir::wsc
+
+using namespace mlir;
+using namespace mlir::wsc;
+
+namespace {
+
+/// A generic that reads one input through a permutation and yields it as is.
+bool isPermutationCopy(Operation *op) {
+  auto generic = llvm::dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body.getArgument(0))
+    return false;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  return maps[0].isPermutation() && maps[1].isPermutation();
+}
+
+struct FoldTransposesPass
+    : public mlir::wsc::impl::WSCFoldTransposesBase<FoldTransposesPass> {
+  void runOnOperation() override {
+    RewritePatternSet generalize(&getContext());
+    linalg::populateLinalgNamedOpsGeneralizationPatterns(generalize);
+    RewritePatternSet fuse(&getContext());
+    linalg::populateElementwiseOpsFusionPatterns(fuse, [](OpOperand *operand) {
+      return isPermutationCopy(operand->get().getDefiningOp());
+    });
+    FrozenRewritePatternSet generalizePatterns(std::move(generalize));
+    FrozenRewritePatternSet fusePatterns(std::move(fuse));
+    WalkResult result = getOperation().walk([&](KernelOp kernel) {
+      if (failed(applyPatternsGreedily(kernel.getBody(), generalizePatterns)) ||
+          failed(applyPatternsGreedily(kernel.getBody(), fusePatterns))) {
+        kernel.emitError("folding transposes did not converge");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
