@@ -7,7 +7,7 @@ JOBS   ?= 2
 OUT    ?= $(BUILD)/demo
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: all deps configure build demo test test-lit test-unit test-python bench docs clean
+.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs bench docs clean
 
 all: build
 
@@ -33,7 +33,7 @@ demo: build
 	    --data $(OUT)/batches.safetensors --steps 20 --trace $(OUT)/trace.json
 
 test: build
-	$(MAKE) --no-print-directory test-unit test-lit test-python
+	$(MAKE) --no-print-directory test-unit test-lit test-python test-docs
 
 test-unit:
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
@@ -41,11 +41,19 @@ test-unit:
 test-lit:
 	/usr/lib/llvm-22/bin/lit -sv $(BUILD)/test
 
+# The committed reference docs must match what TableGen generates now.
+test-docs:
+	ninja -C $(BUILD) mlir-doc
+	diff -u docs/generated/WSCDialect.md $(BUILD)/docs/wsc/WSCDialect.md
+	diff -u docs/generated/WSCPasses.md $(BUILD)/docs/wsc/WSCPasses.md
+	@echo "docs/generated is up to date"
+
 test-python:
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) -m pytest -q python/tests
 
 bench: build
-	$(PYTHON) bench/mlp_step.py
+	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/mlp_step.py --threads 1
+	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/mlp_step.py --threads 2
 
 docs: build
 	ninja -C $(BUILD) wsc-docs
