@@ -214,6 +214,9 @@ struct LowerWeightStreamingPass
   LogicalResult streamGradientsOut(func::FuncOp func) {
     auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
     llvm::BitVector gradResults(func.getNumResults());
+    // Gradients leave in result order, each after the previous one of its
+    // kernel, the way MemoryX expects them (white paper 7.4).
+    DenseMap<Operation *, Operation *> lastAfter;
     for (auto [i, value] : llvm::enumerate(returnOp.getOperands())) {
       auto name = func.getResultAttrOfType<StringAttr>(i, "wsc.grad");
       if (!name)
@@ -223,12 +226,15 @@ struct LowerWeightStreamingPass
       if (!kernel)
         return func.emitError("gradient of '")
                << name.getValue() << "' is not produced by a kernel";
-      OpBuilder builder(kernel->getBlock(), std::next(kernel->getIterator()));
+      Operation *&after = lastAfter[kernel];
+      if (!after)
+        after = kernel;
+      OpBuilder builder(after->getBlock(), std::next(after->getIterator()));
       auto type = llvm::cast<RankedTensorType>(value.getType());
       auto streamType = StreamType::get(&getContext(), type);
       Value reduced = ReduceOp::create(builder, kernel.getLoc(), streamType, value,
           StreamOrderAttr::get(&getContext(), StreamOrder::RowMajor));
-      UpdateOp::create(builder, kernel.getLoc(),
+      after = UpdateOp::create(builder, kernel.getLoc(),
                                FlatSymbolRefAttr::get(&getContext(), name.getValue()),
                                reduced);
     }

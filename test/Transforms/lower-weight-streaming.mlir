@@ -1,6 +1,6 @@
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-lower-weight-streaming | FileCheck %s
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-lower-weight-streaming=stream-dtype=f32 | FileCheck %s --check-prefix=F32
-// RUN: wsc-opt %s --wsc-lower-weight-streaming -split-input-file -verify-diagnostics
+// RUN: wsc-opt %s --wsc-lower-weight-streaming -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SPLIT
 
 // Parameters become MemoryX symbols with their optimizer; the function keeps
 // only inputs, labels and the loss.
@@ -129,5 +129,28 @@ module attributes {wsc.optimizer = {name = "sgd"}} {
   func.func @f(%w: tensor<2xf32> {wsc.param = "w"}, %g: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<2xf32> {wsc.grad = "w"}) {
     %c = arith.constant dense<0.0> : tensor<f32>
     return %c, %g : tensor<f32>, tensor<2xf32>
+  }
+}
+
+// -----
+
+// Two gradients from one kernel leave in result order.
+// SPLIT-LABEL: func.func @two_grads
+// SPLIT: %[[G:.*]]:3 = wsc.kernel "fc.bwd"
+// SPLIT-NEXT: ^bb0
+// SPLIT: wsc.swarmx.reduce %[[G]]#1
+// SPLIT-NEXT: wsc.memx.update @fc.weight
+// SPLIT-NEXT: wsc.swarmx.reduce %[[G]]#2
+// SPLIT-NEXT: wsc.memx.update @fc.bias
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @two_grads(%w: tensor<2x2xf32> {wsc.param = "fc.weight"}, %b: tensor<2xf32> {wsc.param = "fc.bias"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<2x2xf32> {wsc.grad = "fc.weight"}, tensor<2xf32> {wsc.grad = "fc.bias"}) {
+    %g:3 = wsc.kernel "fc.bwd" layer("fc") phase(<backward>) (%x) : (tensor<4x2xf32>) -> (tensor<f32>, tensor<2x2xf32>, tensor<2xf32>) {
+    ^bb0(%a: tensor<4x2xf32>):
+      %l = tensor.empty() : tensor<f32>
+      %gw = tensor.empty() : tensor<2x2xf32>
+      %gb = tensor.empty() : tensor<2xf32>
+      wsc.yield %l, %gw, %gb : tensor<f32>, tensor<2x2xf32>, tensor<2xf32>
+    }
+    return %g#0, %g#1, %g#2 : tensor<f32>, tensor<2x2xf32>, tensor<2xf32>
   }
 }
