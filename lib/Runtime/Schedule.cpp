@@ -183,6 +183,7 @@ private:
     if (s_.mode != "weight_streaming" && s_.mode != "layer_pipelined")
       mode.error("unknown mode '", s_.mode, "' (expected 'weight_streaming' or 'layer_pipelined')");
     s_.systems = static_cast<int>(root.at("systems").asIntIn(1, 1 << 20));
+    s_.target.systems = s_.systems;
     JsonReader gb = root.at("global_batch");
     s_.globalBatch = gb.asIntIn(1, int64_t(1) << 40);
     if (s_.globalBatch < s_.systems)
@@ -216,17 +217,17 @@ private:
   void parseTarget(const JsonReader &t) {
     t.requireObject();
     TargetSpec &g = s_.target;
-    g.peX = t.at("pe_x").asIntIn(1, int64_t(1) << 30);
-    g.peY = t.at("pe_y").asIntIn(1, int64_t(1) << 30);
-    g.sramPerPeBytes = positive(t.at("sram_per_pe_bytes"));
+    g.gridX = t.at("pe_x").asIntIn(1, int64_t(1) << 30);
+    g.gridY = t.at("pe_y").asIntIn(1, int64_t(1) << 30);
+    g.sramPerPe = t.at("sram_per_pe_bytes").asIntIn(1, int64_t(1) << 40);
     g.clockHz = positive(t.at("clock_hz"));
-    g.fmacPerPePerCycle = positive(t.at("fmac_per_pe_per_cycle"));
-    g.ioBytesPerS = positive(t.at("io_bytes_per_s"));
+    g.fmacsPerPe = t.at("fmac_per_pe_per_cycle").asIntIn(1, 1 << 20);
+    g.ioBandwidth = positive(t.at("io_bytes_per_s"));
     g.swarmxFanout = t.at("swarmx_fanout").asIntIn(2, 1 << 20);
-    g.swarmxHopLatencyS = nonNegative(t.at("swarmx_hop_latency_s"));
-    g.memxCapacityBytes = positive(t.at("memx_capacity_bytes"));
-    g.memxFlopsPerS = positive(t.at("memx_flops_per_s"));
-    g.fabricBytesPerCycle = positive(t.at("fabric_bytes_per_cycle"));
+    g.swarmxHopLatency = nonNegative(t.at("swarmx_hop_latency_s"));
+    g.memxCapacity = positive(t.at("memx_capacity_bytes"));
+    g.memxFlops = positive(t.at("memx_flops_per_s"));
+    g.fabricBytesPerCycle = t.at("fabric_bytes_per_cycle").asIntIn(1, 1 << 20);
   }
 
   //===-- values, params, inputs, outputs ---------------------------------===//
@@ -278,8 +279,27 @@ private:
       if (auto sram = v.optional("sram_bytes_per_pe"))
         spec.sramBytesPerPe = nonNegative(*sram);
       if (auto layout = v.optional("layout"))
-        layout->requireObject();
+        spec.layout = describeLayout(*layout);
     }
+  }
+
+  /// "x=[h] y=[b] on 924x64 PEs", from a value's "layout" object.
+  std::string describeLayout(const JsonReader &layout) {
+    layout.requireObject();
+    auto names = [&](const char *axis) {
+      JsonReader list = layout.at(axis);
+      list.requireArray();
+      std::string text = std::string(axis) + "=[";
+      for (size_t i = 0; i < list.size(); ++i)
+        text += (i ? "," : "") + list[i].asString();
+      return text + "]";
+    };
+    std::string text = names("x") + " " + names("y");
+    if (auto px = layout.optional("pes_x"))
+      if (auto py = layout.optional("pes_y"))
+        text += " on " + std::to_string(px->asIntIn(1, int64_t(1) << 40)) + "x" +
+                std::to_string(py->asIntIn(1, int64_t(1) << 40)) + " PEs";
+    return text;
   }
 
   OptimizerSpec parseOptimizer(const JsonReader &o) {

@@ -174,33 +174,26 @@ void loadArg(RegisterFile &rf, int reg, const Operand &o, int64_t offset, int64_
   }
 }
 
+/// Writes a row back, contiguous or strided.
+template <typename T> static void storeRow(T *p, const T *s, int64_t stride, int n) {
+  if (stride == 1) {
+    if (s != p)
+      std::memmove(p, s, n * sizeof(T));
+    return;
+  }
+  for (int k = 0; k < n; ++k)
+    p[k * stride] = s[k];
+}
+
 void storeYield(const RegisterFile &rf, int reg, const Operand &o, int64_t offset, int64_t stride,
                 int n) {
   switch (o.storage) {
-  case Storage::F32: {
-    float *p = at<float>(o.data, offset);
-    const float *s = rf.f(reg);
-    if (stride == 1) {
-      if (s != p)
-        std::memmove(p, s, n * sizeof(float));
-    } else {
-      for (int k = 0; k < n; ++k)
-        p[k * stride] = s[k];
-    }
+  case Storage::F32:
+    storeRow(at<float>(o.data, offset), rf.f(reg), stride, n);
     break;
-  }
-  case Storage::I64: {
-    int64_t *p = at<int64_t>(o.data, offset);
-    const int64_t *s = rf.i(reg);
-    if (stride == 1) {
-      if (s != p)
-        std::memmove(p, s, n * sizeof(int64_t));
-    } else {
-      for (int k = 0; k < n; ++k)
-        p[k * stride] = s[k];
-    }
+  case Storage::I64:
+    storeRow(at<int64_t>(o.data, offset), rf.i(reg), stride, n);
     break;
-  }
   case Storage::U8: {
     uint8_t *p = at<uint8_t>(o.data, offset);
     const int64_t *s = rf.i(reg);

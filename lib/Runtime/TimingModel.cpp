@@ -46,12 +46,11 @@ double peakSramPerPe(const Schedule &s) {
 
 TimingModel::TimingModel(const Schedule &s, int traceSystems)
     : schedule_(s), traceSystems_(traceSystems) {
-  for (int64_t reach = 1; reach < s.systems; reach *= s.target.swarmxFanout)
-    ++hops_;
+  hops_ = model::swarmxLevels(s.systems, s.target.swarmxFanout);
   peakSram_ = peakSramPerPe(s);
   for (const ParamSpec &p : s.params)
     updateSeconds_.push_back(static_cast<double>(numElements(p.shape)) *
-                             optimizerFlopsPerElement(p.optimizer) / s.target.memxFlopsPerS);
+                             optimizerFlopsPerElement(p.optimizer) / s.target.memxFlops);
   reset();
 }
 
@@ -76,7 +75,7 @@ StepTiming TimingModel::simulateStep() {
   const Schedule &s = schedule_;
   const TargetSpec &t = s.target;
   const int N = s.systems;
-  const double latency = hops_ * t.swarmxHopLatencyS;
+  const double latency = hops_ * t.swarmxHopLatency;
   const int stepNo = stepsDone_;
   const double stepStart = lastEnd_;
   StepTiming r;
@@ -93,7 +92,7 @@ StepTiming TimingModel::simulateStep() {
     const Step &st = s.steps[si];
     switch (st.kind) {
     case StepKind::WeightStream: {
-      const double dur = st.bytes / t.ioBytesPerS + latency;
+      const double dur = model::streamSeconds(st.bytes, t) + latency;
       const std::string name =
           s.params[st.param].name + (st.order == StreamOrder::Transposed ? " (T)" : "");
       for (int k = 0; k < N; ++k) {
@@ -131,7 +130,7 @@ StepTiming TimingModel::simulateStep() {
       break;
     }
     case StepKind::GradientStream: {
-      const double dur = st.bytes / t.ioBytesPerS + latency;
+      const double dur = model::streamSeconds(st.bytes, t) + latency;
       double arrival = 0;
       for (int k = 0; k < N; ++k) {
         const double begin = std::max({issue_[k], outFree_[k], ready[k][st.operands[0]]});

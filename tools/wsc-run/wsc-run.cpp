@@ -260,6 +260,54 @@ std::vector<Tensor> batchAt(const Schedule &s, const std::vector<InputBatches> &
   return inputs;
 }
 
+/// FP32 words MemoryX keeps per parameter: weight, gradient, optimizer state.
+int stateWords(const OptimizerSpec &o) {
+  switch (o.kind) {
+  case OptimizerKind::SGD:
+    return o.momentum != 0 ? 3 : 2;
+  case OptimizerKind::Adam:
+  case OptimizerKind::AdamW:
+    return o.amsgrad ? 5 : 4;
+  case OptimizerKind::None:
+    break;
+  }
+  return 1;
+}
+
+/// What the compiler chose: mode, cluster, streams, MemoryX, and each
+/// kernel's layout on the wafer.
+void printProgram(const Schedule &s) {
+  const std::vector<BatchShard> shards = shardBatch(s.globalBatch, s.systems);
+  double params = 0, memx = 0;
+  for (const ParamSpec &p : s.params) {
+    params += static_cast<double>(numElements(p.shape));
+    memx += static_cast<double>(numElements(p.shape)) * 4.0 * stateWords(p.optimizer);
+  }
+  std::printf("program %s: %s, %d system(s), global batch %lld (%lld per system), weights "
+              "stream as %s, gradients as %s\n",
+              s.function.c_str(), s.mode.c_str(), s.systems,
+              static_cast<long long>(s.globalBatch), static_cast<long long>(shards[0].size),
+              dtypeName(s.streamDType), dtypeName(s.gradientDType));
+  std::printf("wafer %lldx%lld PEs, %s SRAM/PE; MemoryX holds %.0f parameters in %s "
+              "(weights, gradients, optimizer state)\n",
+              static_cast<long long>(s.target.gridX), static_cast<long long>(s.target.gridY),
+              fmtBytes(static_cast<double>(s.target.sramPerPe)).c_str(), params,
+              fmtBytes(memx).c_str());
+  for (const Step &st : s.steps) {
+    if (st.kind != StepKind::Kernel)
+      continue;
+    const ValueSpec *shown = nullptr;
+    for (int id : st.results)
+      if (!s.values[id].layout.empty()) {
+        shown = &s.values[id];
+        break;
+      }
+    std::printf("  kernel %-12s %.3g GFLOP  %s  sram/PE %s\n", st.name.c_str(),
+                st.cost.flops / 1e9, shown ? shown->layout.c_str() : "(no layout)",
+                fmtBytes(shown ? shown->sramBytesPerPe : 0).c_str());
+  }
+}
+
 void writeJson(const std::string &path, const nlohmann::json &doc) {
   std::ofstream out(path, std::ios::trunc);
   if (!out)
@@ -321,6 +369,8 @@ int run(const Options &o) {
           throw;
         }
       });
+    if (!o.quiet)
+      printProgram(s);
     nlohmann::json stepsJson = nlohmann::json::array();
     double lossSum = 0;
     for (int64_t i = 0; i < steps; ++i) {
@@ -362,6 +412,8 @@ int run(const Options &o) {
     std::vector<InputBatches> data = loadData(s, inFile, o.inputs, false);
     std::vector<Tensor> inputs = batchAt(s, data, 0);
     withFile(o.inputs, [&] { session.checkInputs(inputs); });
+    if (!o.quiet)
+      printProgram(s);
     std::vector<Tensor> outputs = withFile(o.schedule, [&] { return session.infer(inputs); });
     const StepTiming &t = session.lastReport().timing;
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();

@@ -13,6 +13,8 @@
 #include "wsc/Runtime/DType.h"
 #include "wsc/Runtime/Tensor.h"
 
+#include "wsc/Model/CostModel.h"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,14 +24,9 @@ namespace wsc::rt {
 
 constexpr int kScheduleVersion = 1;
 
-struct TargetSpec {
-  int64_t peX = 0, peY = 0;
-  double sramPerPeBytes = 0, clockHz = 0, fmacPerPePerCycle = 0;
-  double ioBytesPerS = 0;
-  int64_t swarmxFanout = 2;
-  double swarmxHopLatencyS = 0;
-  double memxCapacityBytes = 0, memxFlopsPerS = 0, fabricBytesPerCycle = 0;
-};
+/// The hardware, as the compiler's cost model describes it (one struct and
+/// one set of formulas for compiler and runtime).
+using TargetSpec = ::wsc::model::TargetSpec;
 
 enum class OptimizerKind { None, SGD, Adam, AdamW };
 
@@ -78,6 +75,8 @@ struct ValueSpec {
   DType dtype = DType::F32;
   std::optional<int> batchDim;
   double sramBytesPerPe = 0;
+  /// The wafer layout, for reports: "x=[h] y=[b] on 924x64 PEs" (or empty).
+  std::string layout;
 };
 
 /// sum(coefficient * d_loop) + constant.
