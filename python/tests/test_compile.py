@@ -143,3 +143,23 @@ def test_step_rejects_wrong_shapes_and_labels():
         prog.step(torch.randn(8, 4), torch.randn(8))
     with pytest.raises(ValueError, match="label"):
         prog.step(torch.randn(8, 4), torch.full((8,), 7))
+
+
+@pytest.mark.parametrize("systems", [1, 3])
+def test_inference_matches_pytorch(systems):
+    import json
+    import numpy as np
+    from wsc import _tools
+    from wsc.export import export_inference
+    torch.manual_seed(2)
+    model = nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.Linear(7, 4), nn.Tanh()).eval()
+    x = torch.randn(10, 5)
+    compiled, _ = _tools.run_tool(
+        "wsc-opt", [f"--wsc-pipeline=systems={systems} stream-dtype=f32", "-"],
+        export_inference(model, x))
+    schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
+    assert json.loads(schedule)["kind"] == "inference"
+    session = wsc._runtime.Session(schedule)
+    session.load_weights({k: v.numpy() for k, v in model.state_dict().items()})
+    (out,) = session.infer([x.numpy()])
+    np.testing.assert_allclose(out, model(x).detach().numpy(), rtol=1e-4, atol=1e-6)
