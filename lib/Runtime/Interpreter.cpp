@@ -3,6 +3,7 @@
 #include "wsc/Runtime/Interpreter.h"
 
 #include "RegionProgram.h"
+#include "Slices.h"
 #include "StructuredOp.h"
 
 #include "wsc/Runtime/Error.h"
@@ -111,7 +112,7 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
       for (int s : k->ops[i].operandSlots)
         lastUse[s] = static_cast<int>(i);
       if (k->ops[i].plan)
-        for (auto [reg, value] : k->ops[i].plan->program.captures())
+        for (int value : k->ops[i].plan->program.capturedValues())
           lastUse[slot(value)] = static_cast<int>(i);
     }
     std::vector<bool> yielded(k->slotValue.size(), false);
@@ -131,7 +132,7 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
         const int s = c.operandSlots[o];
         const bool once = std::count(c.operandSlots.begin(), c.operandSlots.end(), s) == 1;
         bool captured = false;
-        for (auto [reg, value] : c.plan->program.captures())
+        for (int value : c.plan->program.capturedValues())
           captured |= k->slotOf[value] == s;
         c.mayStealInit.push_back(once && !captured && !yielded[s] &&
                                  lastUse[s] == static_cast<int>(i));
@@ -164,7 +165,7 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
           unread &= initOnly;
         }
         if (u.plan)
-          for (auto [reg, value] : u.plan->program.captures())
+          for (int value : u.plan->program.capturedValues())
             unread &= k->slotOf[value] != slot;
       }
       c.skipZeroFill = unread;
@@ -233,6 +234,26 @@ std::vector<Tensor> Interpreter::runKernel(size_t stepIndex, const std::vector<T
         env[r] = env[c.operandSlots[0]].reshaped(localShape(r));
       } catch (const Error &e) {
         fail(src, ": ", k.where, " ", op.name, " (", op.path, "): ", e.what());
+      }
+      break;
+    }
+    case BodyOpKind::ExtractSlice:
+    case BodyOpKind::InsertSlice: {
+      // The batch dim is sliced whole (checked by the parser): take it local.
+      const bool extract = op.kind == BodyOpKind::ExtractSlice;
+      const int fullSlot = c.operandSlots[extract ? 0 : 1];
+      std::vector<int64_t> sizes = op.sizes;
+      if (auto b = s.values[k.slotValue[fullSlot]].batchDim)
+        sizes[*b] = env[fullSlot].shape()[*b];
+      const int r = c.resultSlots[0];
+      if (extract) {
+        env[r] = extractSlice(env[fullSlot], op.offsets, sizes, op.strides).reshaped(localShape(r));
+      } else {
+        Tensor dest = env[fullSlot];
+        if (c.operandSlots[0] != fullSlot &&
+            std::find(c.releaseAfter.begin(), c.releaseAfter.end(), fullSlot) != c.releaseAfter.end())
+          env[fullSlot] = Tensor(); // last use: update in place
+        env[r] = insertSlice(env[c.operandSlots[0]], std::move(dest), op.offsets, sizes, op.strides);
       }
       break;
     }

@@ -249,9 +249,18 @@ RegionProgram RegionProgram::compile(const BodyOp &op, const Schedule &s) {
   for (const RegionOp &rop : region.ops) {
     Instr in;
     in.op = rop.kind;
-    int *slots[3] = {&in.a, &in.b, &in.c};
-    for (size_t k = 0; k < rop.operands.size(); ++k)
-      *slots[k] = regOf(rop.operands[k]);
+    if (rop.kind == ScalarOp::Extract) {
+      auto known = std::find(p.gathers_.begin(), p.gathers_.end(), rop.operands[0]);
+      in.tensor = static_cast<int>(known - p.gathers_.begin());
+      if (known == p.gathers_.end())
+        p.gathers_.push_back(rop.operands[0]);
+      for (size_t k = 1; k < rop.operands.size(); ++k)
+        in.indices.push_back(regOf(rop.operands[k]));
+    } else {
+      int *slots[3] = {&in.a, &in.b, &in.c};
+      for (size_t k = 0; k < rop.operands.size(); ++k)
+        *slots[k] = regOf(rop.operands[k]);
+    }
     if (!rop.operands.empty())
       in.sourceType = s.values[rop.operands.back()].dtype;
     in.resultType = s.values[rop.results[0]].dtype;
@@ -283,10 +292,13 @@ RegionProgram RegionProgram::compile(const BodyOp &op, const Schedule &s) {
       if (p.argRegs_[i] == r)
         p.argUsed_[i] = true;
   };
-  for (const Instr &in : p.body_)
+  for (const Instr &in : p.body_) {
     for (int r : {in.a, in.b, in.c})
       if (r >= 0)
         markUse(r);
+    for (int r : in.indices)
+      markUse(r);
+  }
   for (int y : p.yieldRegs_)
     markUse(y);
 
@@ -335,6 +347,13 @@ RegionProgram RegionProgram::compile(const BodyOp &op, const Schedule &s) {
     p.isMulAdd_ = allF32 && mulOk && addOk && p.yieldRegs_[0] == add.dst;
   }
   return p;
+}
+
+std::vector<int> RegionProgram::capturedValues() const {
+  std::vector<int> values = gathers_;
+  for (auto [reg, value] : captures_)
+    values.push_back(value);
+  return values;
 }
 
 //===-- Register file -------------------------------------------------------===//
@@ -561,6 +580,28 @@ void RegionProgram::run(RegisterFile &rf, int n, const int64_t *loopIndex, int i
       else
         for (int k = 0; k < n; ++k)
           d[k] = static_cast<float>(static_cast<uint64_t>(x[k]));
+      break;
+    }
+    case ScalarOp::Extract: {
+      const GatherSource &src = rf.gathers[in.tensor];
+      const bool isF = isFloatReg(in.dst);
+      float *df = isF ? rf.ownF(in.dst) : nullptr;
+      int64_t *di = isF ? nullptr : rf.ownI(in.dst);
+      for (int k = 0; k < n; ++k) {
+        int64_t offset = 0;
+        for (size_t d = 0; d < in.indices.size(); ++d) {
+          const int64_t i = rf.i(in.indices[d])[k];
+          if (i < 0 || i >= src.shape[d])
+            fail("tensor.extract index ", i, " is out of bounds for dim ", d, " of size ",
+                 src.shape[d], " (e.g. a token id outside the embedding table)");
+          offset += i * src.strides[d];
+        }
+        switch (src.storage) {
+        case Storage::F32: df[k] = reinterpret_cast<const float *>(src.data)[offset]; break;
+        case Storage::I64: di[k] = reinterpret_cast<const int64_t *>(src.data)[offset]; break;
+        case Storage::U8: di[k] = src.data[offset]; break;
+        }
+      }
       break;
     }
     case ScalarOp::Index: {

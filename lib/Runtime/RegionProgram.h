@@ -27,6 +27,15 @@ struct Instr {
   float fimm = 0;
   int64_t iimm = 0;
   int dim = 0;
+  int tensor = -1;          // tensor.extract: index into gathers()
+  std::vector<int> indices; // tensor.extract: one index register per dim
+};
+
+/// A kernel-body tensor a region gathers from (tensor.extract), bound per run.
+struct GatherSource {
+  const uint8_t *data = nullptr;
+  Storage storage = Storage::F32;
+  std::vector<int64_t> shape, strides;
 };
 
 class RegisterFile;
@@ -47,6 +56,10 @@ public:
   const std::vector<int> &yieldRegs() const { return yieldRegs_; }
   /// (register, body value id) pairs for captured rank-0 values.
   const std::vector<std::pair<int, int>> &captures() const { return captures_; }
+  /// Body value ids of the tensors tensor.extract reads, by Instr::tensor.
+  const std::vector<int> &gathers() const { return gathers_; }
+  /// Every body value the region reads from outside (for liveness).
+  std::vector<int> capturedValues() const;
   bool usesIndex() const { return usesIndex_; }
 
   /// Instructions that need not run per row (constants); they fill `lanes`.
@@ -77,6 +90,7 @@ private:
   std::vector<bool> argUsed_;
   std::vector<int> yieldRegs_;
   std::vector<std::pair<int, int>> captures_;
+  std::vector<int> gathers_;
   std::vector<Instr> setup_, body_;
   bool usesIndex_ = false;
   int reduceInstr_ = -1, reduceInput_ = -1;
@@ -98,6 +112,8 @@ public:
   /// Point register r at external data (read-only use).
   void bindF(int r, const float *p) { fptr_[r] = const_cast<float *>(p); }
   void bindI(int r, const int64_t *p) { iptr_[r] = const_cast<int64_t *>(p); }
+  /// The tensors of RegionProgram::gathers(), in order.
+  std::vector<GatherSource> gathers;
 
 private:
   int lanes_;

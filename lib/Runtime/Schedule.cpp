@@ -103,6 +103,7 @@ const std::map<std::string, OpInfo> &scalarOps() {
       {"math.log1p", {ScalarOp::Log1p, 1, 'F', 'F'}},
       {"math.expm1", {ScalarOp::Expm1, 1, 'F', 'F'}},
       {"linalg.index", {ScalarOp::Index, 0, '*', 'I'}},
+      {"tensor.extract", {ScalarOp::Extract, -1, '*', '*'}},
   };
   return ops;
 }
@@ -384,11 +385,12 @@ private:
 
   /// Checks `id` is defined in `scope` (or, for region uses, in the
   /// enclosing body scope, then only as a rank-0 captured scalar).
-  void use(int id, int scope, int outerScope, const JsonReader &where) {
+  void use(int id, int scope, int outerScope, const JsonReader &where,
+           bool tensorCapture = false) {
     if (scope_[id] == scope)
       return;
     if (outerScope != kUndefined && scope_[id] == outerScope) {
-      if (!s_.values[id].shape.empty())
+      if (!s_.values[id].shape.empty() && !tensorCapture)
         where.error("value ", id, " captured into a region must be rank-0");
       return;
     }
@@ -673,6 +675,11 @@ private:
                                                 : BodyOpKind::ExpandShape;
       expectCounts(j, op, 1, 1);
       parseReassociation(j.at("reassociation"), op);
+    } else if (name == "tensor.extract_slice" || name == "tensor.insert_slice") {
+      const bool extract = name == "tensor.extract_slice";
+      op.kind = extract ? BodyOpKind::ExtractSlice : BodyOpKind::InsertSlice;
+      expectCounts(j, op, extract ? 1 : 2, 1);
+      parseSlice(j, op);
     } else if (name == "linalg") {
       op.kind = BodyOpKind::Linalg;
       op.name = j.at("name").asString();
@@ -680,7 +687,7 @@ private:
     } else {
       opj.error("unknown kernel body op '", name,
                 "' (expected tensor.empty, arith.constant, tensor.collapse_shape, "
-                "tensor.expand_shape or linalg)");
+                "tensor.expand_shape, tensor.extract_slice, tensor.insert_slice or linalg)");
     }
     for (size_t i = 0; i < op.results.size(); ++i)
       define(op.results[i], scope, results[i]);
@@ -711,6 +718,60 @@ private:
     } else {
       op.splat = true;
       element(v);
+    }
+  }
+
+  /// extract_slice: operand -> result; insert_slice: (source, dest) -> result.
+  /// The slice lives in the full-rank tensor (operand or dest); the small
+  /// side may drop unit dims (rank-reducing). The batch dim is taken whole.
+  void parseSlice(const JsonReader &j, BodyOp &op) {
+    const bool extract = op.kind == BodyOpKind::ExtractSlice;
+    const ValueSpec &full = s_.values[extract ? op.operands[0] : op.operands[1]];
+    const ValueSpec &piece = s_.values[extract ? op.results[0] : op.operands[0]];
+    const ValueSpec &res = s_.values[op.results[0]];
+    const size_t rank = full.shape.size();
+    auto list = [&](const char *key, std::vector<int64_t> &out, int64_t lo) {
+      JsonReader l = j.at(key);
+      l.requireArray();
+      if (l.size() != rank)
+        l.error(key, " has ", l.size(), " entries for a rank-", rank, " tensor");
+      for (size_t i = 0; i < l.size(); ++i)
+        out.push_back(l[i].asIntIn(lo, std::numeric_limits<int32_t>::max()));
+    };
+    list("offsets", op.offsets, 0);
+    list("sizes", op.sizes, 0);
+    list("strides", op.strides, 1);
+    for (size_t d = 0; d < rank; ++d)
+      if (op.sizes[d] && op.offsets[d] + (op.sizes[d] - 1) * op.strides[d] >= full.shape[d])
+        j.at("sizes")[d].error("slice dim ", d, " (offset ", op.offsets[d], ", size ",
+                               op.sizes[d], ", stride ", op.strides[d],
+                               ") runs past the tensor's ", full.shape[d]);
+    if (piece.dtype != full.dtype || res.dtype != full.dtype)
+      j.error(op.name, " mixes element types");
+    if (!extract && (res.shape != full.shape || res.batchDim != full.batchDim))
+      j.error("insert_slice result must have the destination's shape and batch dim");
+    // piece.shape must be `sizes` with some unit dims dropped.
+    std::vector<int> kept; // piece dim -> slice dim
+    for (size_t d = 0, p = 0; d < rank; ++d) {
+      if (p < piece.shape.size() && piece.shape[p] == op.sizes[d]) {
+        kept.push_back(static_cast<int>(d));
+        ++p;
+      } else if (op.sizes[d] != 1) {
+        j.error("slice sizes ", shapeToString(op.sizes), " do not match ",
+                shapeToString(piece.shape));
+      }
+    }
+    if (kept.size() != piece.shape.size())
+      j.error("slice sizes ", shapeToString(op.sizes), " do not match ",
+              shapeToString(piece.shape));
+    if (full.batchDim) {
+      const int b = *full.batchDim;
+      if (op.offsets[b] != 0 || op.strides[b] != 1 || op.sizes[b] != full.shape[b])
+        j.error("a slice must take the batch dim ", b, " whole");
+      if (!piece.batchDim || kept[*piece.batchDim] != b)
+        j.error("the slice's batch dim does not line up with dim ", b);
+    } else if (piece.batchDim) {
+      j.error("the slice has a batch dim but the full tensor has none");
     }
   }
 
@@ -891,15 +952,18 @@ private:
     JsonReader operands = j.at("operands"), results = j.at("results");
     op.operands = valueIds(operands);
     op.results = valueIds(results);
-    if (static_cast<int>(op.operands.size()) != info.arity)
+    if (info.arity >= 0 && static_cast<int>(op.operands.size()) != info.arity)
       operands.error(op.name, " takes ", info.arity, " operand(s), got ", op.operands.size());
     if (op.results.size() != 1)
       results.error(op.name, " has one result, got ", op.results.size());
     for (size_t i = 0; i < op.operands.size(); ++i) {
-      use(op.operands[i], scope, bodyScope, operands[i]);
-      if (!s_.values[op.operands[i]].shape.empty())
+      const bool gathered = op.kind == ScalarOp::Extract && i == 0;
+      use(op.operands[i], scope, bodyScope, operands[i], gathered);
+      if (!s_.values[op.operands[i]].shape.empty() && !gathered)
         operands[i].error("region values must be rank-0");
     }
+    if (op.kind == ScalarOp::Extract)
+      checkExtract(j, op);
     const ValueSpec &res = s_.values[op.results[0]];
     if (!res.shape.empty())
       results[0].error("region values must be rank-0");
@@ -952,6 +1016,27 @@ private:
     }
     define(op.results[0], scope, results[0]);
     return op;
+  }
+
+  /// tensor.extract %t[%i, ...]: a gather from a kernel-body tensor with one
+  /// index per dim. Indices are checked against the shape when it runs.
+  void checkExtract(const JsonReader &j, const RegionOp &op) {
+    JsonReader operands = j.at("operands");
+    if (op.operands.empty())
+      operands.error("tensor.extract needs a tensor operand");
+    const ValueSpec &t = s_.values[op.operands[0]];
+    if (t.shape.empty())
+      operands[0].error("tensor.extract reads a tensor of rank >= 1");
+    if (t.batchDim)
+      operands[0].error("tensor.extract cannot gather from a tensor with a batch dim");
+    if (op.operands.size() != t.shape.size() + 1)
+      operands.error("tensor.extract from a rank-", t.shape.size(), " tensor takes ",
+                     t.shape.size(), " indices, got ", op.operands.size() - 1);
+    for (size_t i = 1; i < op.operands.size(); ++i)
+      if (s_.values[op.operands[i]].dtype != DType::Index)
+        operands[i].error("tensor.extract indices must be index values");
+    if (s_.values[op.results[0]].dtype != t.dtype)
+      j.at("results")[0].error("tensor.extract result type differs from the tensor's");
   }
 
   //===-- whole-schedule checks ---------------------------------------------===//

@@ -273,6 +273,12 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
     }
   }
 
+  for (int value : prog.gathers()) {
+    const Tensor &t = capture(value);
+    rf.gathers.push_back({static_cast<const uint8_t *>(t.rawData()), t.storage(), t.shape(),
+                          rowMajorStrides(t.shape())});
+  }
+
   const std::vector<int> &argRegs = prog.argRegs();
   const std::vector<int> &yieldRegs = prog.yieldRegs();
   const bool reduce = choice.mode == ExecMode::Reduce;

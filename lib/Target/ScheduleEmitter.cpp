@@ -39,6 +39,9 @@ private:
   LogicalResult emitBodyOp(Operation &op, json::Array &ops);
   FailureOr<json::Object> emitStructured(linalg::LinalgOp op);
   FailureOr<json::Object> emitScalar(Operation &op);
+  LogicalResult emitStaticSlice(Operation &op, ArrayRef<int64_t> offsets,
+                                ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+                                json::Object &entry);
   json::Object emitTarget();
 
   ModuleOp module;
@@ -228,7 +231,7 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
       "arith.maxsi", "arith.minsi", "arith.extsi", "arith.extui", "arith.trunci",
       "arith.constant", "math.exp", "math.log", "math.tanh", "math.sqrt",
       "math.rsqrt", "math.erf", "math.absf", "math.powf", "math.log1p",
-      "math.expm1", "linalg.index"};
+      "math.expm1", "linalg.index", "tensor.extract"};
   if (!supported.contains(op.getName().getStringRef()))
     return op.emitOpError("is not supported inside a kernel by the wsc runtime");
   return entry;
@@ -347,10 +350,31 @@ LogicalResult Emitter::emitBodyOp(Operation &op, json::Array &ops) {
     for (ReassociationIndices group : expand.getReassociationIndices())
       groups.push_back(toJson(group));
     entry["reassociation"] = std::move(groups);
+  } else if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op)) {
+    if (failed(emitStaticSlice(op, slice.getStaticOffsets(), slice.getStaticSizes(),
+                               slice.getStaticStrides(), entry)))
+      return failure();
+  } else if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op)) {
+    if (failed(emitStaticSlice(op, insert.getStaticOffsets(), insert.getStaticSizes(),
+                               insert.getStaticStrides(), entry)))
+      return failure();
   } else {
     return op.emitOpError("is not supported inside a kernel by the wsc runtime");
   }
   ops.push_back(std::move(entry));
+  return success();
+}
+
+LogicalResult Emitter::emitStaticSlice(Operation &op, ArrayRef<int64_t> offsets,
+                                       ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
+                                       json::Object &entry) {
+  for (ArrayRef<int64_t> list : {offsets, sizes, strides})
+    if (llvm::any_of(list, ShapedType::isDynamic))
+      return op.emitOpError("has dynamic offsets, sizes or strides; the wsc runtime "
+                            "needs static slices");
+  entry["offsets"] = toJson(offsets);
+  entry["sizes"] = toJson(sizes);
+  entry["strides"] = toJson(strides);
   return success();
 }
 

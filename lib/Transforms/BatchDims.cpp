@@ -18,18 +18,22 @@ namespace {
 /// different fact is a conflict.
 struct Solver {
   DenseMap<Value, int64_t> &dims;
+  int64_t globalBatch = 0;
+  DenseMap<Value, int64_t> inner; // see BatchDims::Fact
   bool changed = false;
   Operation *conflict = nullptr;
+  const char *conflictWhy = nullptr;
 
-  bool set(Value value, int64_t dim, Operation *at) {
+  bool set(Value value, int64_t dim, Operation *at, int64_t in = 1) {
     if (!llvm::isa<RankedTensorType>(value.getType()))
       return false;
     auto [it, inserted] = dims.try_emplace(value, dim);
     if (inserted) {
+      inner[value] = in;
       changed = true;
       return true;
     }
-    if (it->second != dim && !conflict)
+    if ((it->second != dim || inner.lookup(value) != in) && !conflict)
       conflict = at;
     return false;
   }
@@ -37,30 +41,33 @@ struct Solver {
     auto it = dims.find(value);
     return it == dims.end() ? std::nullopt : std::optional<int64_t>(it->second);
   }
+  int64_t innerOf(Value value) const { return inner.lookup(value); }
 
   void visitLinalg(linalg::LinalgOp op) {
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     std::optional<unsigned> batchLoop;
-    auto noteLoop = [&](AffineMap map, int64_t dim) {
+    int64_t loopInner = 1;
+    auto noteLoop = [&](AffineMap map, int64_t dim, int64_t in) {
       if (auto expr = llvm::dyn_cast<AffineDimExpr>(map.getResult(dim))) {
         if (batchLoop && *batchLoop != expr.getPosition() && !conflict)
           conflict = op;
         batchLoop = expr.getPosition();
+        loopInner = in;
       }
     };
     for (OpOperand &operand : op->getOpOperands())
       if (auto dim = get(operand.get()))
-        noteLoop(maps[operand.getOperandNumber()], *dim);
+        noteLoop(maps[operand.getOperandNumber()], *dim, innerOf(operand.get()));
     for (OpResult result : op->getResults())
       if (auto dim = get(result))
-        noteLoop(op.getIndexingMapMatchingResult(result), *dim);
+        noteLoop(op.getIndexingMapMatchingResult(result), *dim, innerOf(result));
     if (!batchLoop)
       return;
     auto propagate = [&](Value value, AffineMap map) {
       for (auto [i, expr] : llvm::enumerate(map.getResults()))
         if (auto d = llvm::dyn_cast<AffineDimExpr>(expr))
           if (d.getPosition() == *batchLoop)
-            set(value, i, op);
+            set(value, i, op, loopInner);
     };
     for (OpOperand &operand : op->getOpOperands())
       propagate(operand.get(), maps[operand.getOperandNumber()]);
@@ -68,21 +75,71 @@ struct Solver {
       propagate(result, op.getIndexingMapMatchingResult(result));
   }
 
-  /// A reshape keeps the batch dim when it is the outermost dim of its group.
+  /// A reshape moves the batch into the dim its group merges into (or splits
+  /// out of), tracking how many elements sit inside it (see Fact).
   void visitReshape(Value collapsed, Value expanded,
                     ArrayRef<ReassociationIndices> groups, Operation *op) {
+    ArrayRef<int64_t> shape = llvm::cast<RankedTensorType>(expanded.getType()).getShape();
     if (auto dim = get(expanded))
-      for (auto [g, group] : llvm::enumerate(groups))
-        if (group.front() == *dim)
-          set(collapsed, g, op);
-    if (auto dim = get(collapsed))
-      if (*dim < int64_t(groups.size()))
-        set(expanded, groups[*dim].front(), op);
+      for (auto [g, group] : llvm::enumerate(groups)) {
+        if (!llvm::is_contained(group, *dim))
+          continue;
+        int64_t in = innerOf(expanded);
+        for (int64_t d : group)
+          if (d > *dim)
+            in *= shape[d];
+        set(collapsed, g, op, in);
+      }
+    if (auto dim = get(collapsed)) {
+      if (*dim >= int64_t(groups.size()))
+        return;
+      // The expanded dim holding the batch: the one whose inner dims
+      // (within the group) multiply to at most `in` while it spans past it.
+      const int64_t in = innerOf(collapsed);
+      int64_t after = 1;
+      for (int64_t d : llvm::reverse(groups[*dim])) {
+        if (in < after * shape[d]) {
+          if (in % after || shape[d] % (in / after * globalBatch)) {
+            if (!conflict) {
+              conflict = op;
+              conflictWhy = "a reshape splits the batch dim across two dims";
+            }
+            return;
+          }
+          set(expanded, d, op, in / after);
+          return;
+        }
+        after *= shape[d];
+      }
+    }
+  }
+
+  /// A slice keeps the batch dim; `dropped` are the full tensor's unit dims
+  /// the piece leaves out (rank-reducing slices).
+  void visitSlice(Value full, Value piece, const llvm::SmallBitVector &dropped,
+                  Operation *op) {
+    SmallVector<int64_t> pieceDimOf; // full dim -> piece dim, or -1
+    int64_t next = 0;
+    for (unsigned d = 0; d < dropped.size(); ++d)
+      pieceDimOf.push_back(dropped.test(d) ? -1 : next++);
+    if (auto dim = get(full); dim && pieceDimOf[*dim] >= 0)
+      set(piece, pieceDimOf[*dim], op, innerOf(full));
+    if (auto dim = get(piece))
+      for (auto [d, p] : llvm::enumerate(pieceDimOf))
+        if (p == *dim)
+          set(full, d, op, innerOf(piece));
   }
 
   void visit(Operation *op) {
     if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op))
       return visitLinalg(linalgOp);
+    if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
+      return visitSlice(slice.getSource(), slice.getResult(), slice.getDroppedDims(), op);
+    if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op)) {
+      visitSlice(insert.getDest(), insert.getSource(), insert.getDroppedDims(), op);
+      visitSlice(insert.getResult(), insert.getSource(), insert.getDroppedDims(), op);
+      return;
+    }
     if (auto collapse = llvm::dyn_cast<tensor::CollapseShapeOp>(op))
       return visitReshape(collapse.getResult(), collapse.getSrc(),
                           collapse.getReassociationIndices(), op);
@@ -93,25 +150,25 @@ struct Solver {
       Block &body = kernel.getBodyBlock();
       for (auto [input, arg] : llvm::zip(kernel.getInputs(), body.getArguments())) {
         if (auto dim = get(input))
-          set(arg, *dim, op);
+          set(arg, *dim, op, innerOf(input));
         if (auto dim = get(arg))
-          set(input, *dim, op);
+          set(input, *dim, op, innerOf(arg));
       }
       Operation *yield = body.getTerminator();
       for (auto [value, result] :
            llvm::zip(yield->getOperands(), kernel.getResults())) {
         if (auto dim = get(value))
-          set(result, *dim, op);
+          set(result, *dim, op, innerOf(value));
         if (auto dim = get(result))
-          set(value, *dim, op);
+          set(value, *dim, op, innerOf(result));
       }
       return;
     }
     if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
       if (auto dim = get(convert.getInput()))
-        set(convert.getOutput(), *dim, op);
+        set(convert.getOutput(), *dim, op, innerOf(convert.getInput()));
       if (auto dim = get(convert.getOutput()))
-        set(convert.getInput(), *dim, op);
+        set(convert.getInput(), *dim, op, innerOf(convert.getOutput()));
     }
   }
 };
@@ -133,15 +190,17 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
     result.globalBatch = type.getDimSize(0);
     solver.set(arg, 0, func);
   }
+  solver.globalBatch = result.globalBatch;
   // Facts only ever get added, so this terminates; a handful of sweeps is
   // typical (forward then backward through the graph).
   do {
     solver.changed = false;
     func.walk([&](Operation *op) { solver.visit(op); });
     if (solver.conflict)
-      return solver.conflict->emitError(
-          "a tensor would need two different batch dims; wsc shards the batch "
-          "along a single dim");
+      return solver.conflict->emitError(solver.conflictWhy
+                                            ? solver.conflictWhy
+                                            : "a tensor would need two different batch "
+                                              "dims; wsc shards the batch along a single dim");
   } while (solver.changed);
   return result;
 }

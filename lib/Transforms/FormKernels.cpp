@@ -11,6 +11,12 @@
 // Constants and parameter-only chains are rematerialised in every kernel
 // that uses them: weights never live on the wafer between kernels.
 //
+// Kernels run in a topological order, taken in program order where there is
+// a choice. When the rules put dependent ops into two kernels that need each
+// other (a tied embedding used at both ends of a model, say), the kernel
+// holding the earliest unscheduled op is split: its ready part runs now as
+// `<name>.<k>`, the rest later.
+//
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Transforms/Passes.h"
@@ -19,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include <deque>
 #include <map>
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
@@ -41,10 +48,14 @@ struct KernelPlan {
   KernelPhase phase;
   SmallVector<Operation *> ops;
   unsigned firstIndex = ~0u;
-  std::string name() const {
+  unsigned part = 0; ///< > 0 for the later pieces of a split kernel
+  std::string baseName() const {
     if (phase == KernelPhase::Loss)
       return "loss";
     return layer + (phase == KernelPhase::Forward ? ".fwd" : ".bwd");
+  }
+  std::string name() const {
+    return part ? baseName() + "." + std::to_string(part) : baseName();
   }
 };
 
@@ -62,7 +73,9 @@ public:
 private:
   LogicalResult classifyValues();
   LogicalResult assignOps();
-  FailureOr<SmallVector<KernelPlan *>> orderKernels();
+  SmallVector<KernelPlan *> orderKernels();
+  KernelPlan *splitReadyPart(ArrayRef<KernelPlan *> pending,
+                             const DenseSet<Operation *> &scheduled);
   void buildKernel(KernelPlan &plan, OpBuilder &builder);
   void collectInputs(Value value, KernelPlan &plan,
                      llvm::SetVector<Value> &inputs);
@@ -81,6 +94,8 @@ private:
   DenseMap<Value, SmallVector<std::string>> rematParams; // remat value -> params
   DenseSet<Operation *> forward;                  // ancestors of the loss
   std::map<std::string, KernelPlan> plans;     // stable addresses
+  std::deque<KernelPlan> splitParts;              // pieces split off plans
+  std::map<std::string, unsigned> partsOf;        // base name -> pieces so far
   DenseMap<Operation *, KernelPlan *> kernelOf;
   DenseMap<Value, Value> replacement;             // original -> kernel result
 };
@@ -112,14 +127,14 @@ LogicalResult KernelFormer::classifyValues() {
                             "tensor programs only");
     SmallVector<std::string> params;
     bool remat = true;
-    for (Value operand : op.getOperands()) {
+    forEachUsedValue(&op, [&](Value operand) {
       if (auto it = paramOf.find(operand); it != paramOf.end())
         params.push_back(it->second);
       else if (auto it = rematParams.find(operand); it != rematParams.end())
         llvm::append_range(params, it->second);
       else
         remat = false;
-    }
+    });
     if (op.getNumRegions() && !llvm::isa<linalg::LinalgOp>(&op))
       remat = false;
     if (remat)
@@ -189,7 +204,9 @@ LogicalResult KernelFormer::assignOps() {
     bool fromLoss = false;
     KernelPlan *producer = nullptr;
     unsigned producerIndex = 0;
-    for (Value operand : op->getOperands()) {
+    // Values captured by regions count too: an embedding gathers from its
+    // table inside the body (tensor.extract).
+    forEachUsedValue(op, [&](Value operand) {
       if (auto it = paramOf.find(operand); it != paramOf.end())
         param = param.value_or(it->second);
       else if (auto it = rematParams.find(operand);
@@ -200,7 +217,7 @@ LogicalResult KernelFormer::assignOps() {
       if (Operation *def = operand.getDefiningOp()) {
         auto it = kernelOf.find(def);
         if (it == kernelOf.end())
-          continue;
+          return;
         if (it->second->phase == KernelPhase::Loss)
           fromLoss = true;
         if (!producer || indexOf[def] > producerIndex) {
@@ -208,7 +225,7 @@ LogicalResult KernelFormer::assignOps() {
           producerIndex = indexOf[def];
         }
       }
-    }
+    });
     KernelPlan *plan = nullptr;
     if (param)
       plan = &planFor(layerOfParam(*param), phase);
@@ -254,47 +271,96 @@ LogicalResult KernelFormer::assignOps() {
   return success();
 }
 
-FailureOr<SmallVector<KernelPlan *>> KernelFormer::orderKernels() {
-  DenseMap<KernelPlan *, SmallVector<KernelPlan *>> successors;
-  DenseMap<KernelPlan *, unsigned> inDegree;
+/// Kahn's algorithm over kernels, ready kernels taken in program order of
+/// their first op; a cycle is broken by splitting (see the file comment).
+SmallVector<KernelPlan *> KernelFormer::orderKernels() {
+  SmallVector<KernelPlan *> pending, result;
   for (auto &entry : plans)
-    inDegree[&entry.second] = 0;
-  for (auto &entry : plans) {
-    KernelPlan &plan = entry.second;
-    llvm::SmallPtrSet<KernelPlan *, 4> preds;
-    for (Operation *op : plan.ops)
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp())
-          if (auto it = kernelOf.find(def);
-              it != kernelOf.end() && it->second != &plan)
+    if (!entry.second.ops.empty())
+      pending.push_back(&entry.second);
+  DenseSet<Operation *> scheduled;
+  DenseSet<KernelPlan *> done;
+  auto schedule = [&](KernelPlan *plan) {
+    done.insert(plan);
+    result.push_back(plan);
+    for (Operation *op : plan->ops)
+      scheduled.insert(op);
+  };
+  while (!pending.empty()) {
+    DenseMap<KernelPlan *, SmallVector<KernelPlan *>> successors;
+    DenseMap<KernelPlan *, unsigned> inDegree;
+    for (KernelPlan *plan : pending) {
+      llvm::SmallPtrSet<KernelPlan *, 4> preds;
+      for (Operation *op : plan->ops)
+        forEachUsedValue(op, [&](Value value) {
+          Operation *def = value.getDefiningOp();
+          auto it = def ? kernelOf.find(def) : kernelOf.end();
+          if (it != kernelOf.end() && it->second != plan && !scheduled.contains(def))
             preds.insert(it->second);
-    for (KernelPlan *pred : preds) {
-      successors[pred].push_back(&plan);
-      ++inDegree[&plan];
+        });
+      inDegree[plan] = preds.size();
+      for (KernelPlan *pred : preds)
+        successors[pred].push_back(plan);
+    }
+    SmallVector<KernelPlan *> ready;
+    for (KernelPlan *plan : pending)
+      if (!inDegree[plan])
+        ready.push_back(plan);
+    while (!ready.empty()) {
+      auto next = llvm::min_element(ready, [](KernelPlan *a, KernelPlan *b) {
+        return a->firstIndex < b->firstIndex;
+      });
+      KernelPlan *plan = *next;
+      ready.erase(next);
+      schedule(plan);
+      for (KernelPlan *succ : successors[plan])
+        if (--inDegree[succ] == 0)
+          ready.push_back(succ);
+    }
+    llvm::erase_if(pending, [&](KernelPlan *plan) { return done.contains(plan); });
+    if (!pending.empty())
+      schedule(splitReadyPart(pending, scheduled));
+  }
+  return result;
+}
+
+/// Moves the ready ops of the pending kernel holding the earliest unscheduled
+/// op into a new kernel. That op's operands are all scheduled (program order
+/// is topological), so the new kernel is never empty.
+KernelPlan *KernelFormer::splitReadyPart(ArrayRef<KernelPlan *> pending,
+                                         const DenseSet<Operation *> &scheduled) {
+  KernelPlan *victim = *llvm::min_element(pending, [](KernelPlan *a, KernelPlan *b) {
+    return a->firstIndex < b->firstIndex;
+  });
+  KernelPlan &part = splitParts.emplace_back();
+  part.layer = victim->layer;
+  part.phase = victim->phase;
+  part.part = victim->part;
+  victim->part = ++partsOf[victim->baseName()];
+  DenseSet<Operation *> moved;
+  SmallVector<Operation *> rest;
+  for (Operation *op : victim->ops) {
+    bool ready = true;
+    forEachUsedValue(op, [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      auto it = def ? kernelOf.find(def) : kernelOf.end();
+      if (it != kernelOf.end() && !scheduled.contains(def) && !moved.contains(def))
+        ready = false;
+    });
+    if (ready) {
+      moved.insert(op);
+      part.ops.push_back(op);
+      kernelOf[op] = &part;
+    } else {
+      rest.push_back(op);
     }
   }
-  // Kahn's algorithm, ready kernels taken in program order of their first op.
-  SmallVector<KernelPlan *> result, ready;
-  for (auto &[plan, degree] : inDegree)
-    if (!degree)
-      ready.push_back(plan);
-  while (!ready.empty()) {
-    auto next = llvm::min_element(ready, [](KernelPlan *a, KernelPlan *b) {
-      return a->firstIndex < b->firstIndex;
-    });
-    KernelPlan *plan = *next;
-    ready.erase(next);
-    result.push_back(plan);
-    for (KernelPlan *succ : successors[plan])
-      if (--inDegree[succ] == 0)
-        ready.push_back(succ);
-  }
-  if (result.size() != plans.size())
-    for (auto &entry : plans) // in key order, so the message is deterministic
-      if (inDegree[&entry.second])
-        return func.emitError("kernels form a cycle through '")
-               << entry.second.name() << "'; fusion would reorder dependent layers";
-  return result;
+  LLVM_DEBUG(llvm::dbgs() << "split " << part.name() << ": " << part.ops.size()
+                          << " ops now, " << rest.size() << " later\n");
+  part.firstIndex = indexOf[part.ops.front()];
+  victim->ops = std::move(rest);
+  victim->firstIndex = victim->ops.empty() ? ~0u : indexOf[victim->ops.front()];
+  return &part;
 }
 
 void KernelFormer::collectInputs(Value value, KernelPlan &plan,
@@ -306,8 +372,8 @@ void KernelFormer::collectInputs(Value value, KernelPlan &plan,
     inputs.insert(value);
     return;
   }
-  for (Value operand : value.getDefiningOp()->getOperands())
-    collectInputs(operand, plan, inputs);
+  forEachUsedValue(value.getDefiningOp(),
+                   [&](Value used) { collectInputs(used, plan, inputs); });
 }
 
 /// Maps `value` into the kernel being built, cloning remat chains on demand.
@@ -316,8 +382,7 @@ Value KernelFormer::materialize(Value value, OpBuilder &builder,
   if (Value mapped = mapping.lookupOrNull(value))
     return mapped;
   Operation *def = value.getDefiningOp();
-  for (Value operand : def->getOperands())
-    materialize(operand, builder, mapping);
+  forEachUsedValue(def, [&](Value used) { materialize(used, builder, mapping); });
   Operation *clone = builder.clone(*def, mapping);
   return clone->getResult(llvm::cast<OpResult>(value).getResultNumber());
 }
@@ -363,12 +428,10 @@ void KernelFormer::buildKernel(KernelPlan &plan, OpBuilder &builder) {
 LogicalResult KernelFormer::run() {
   if (failed(classifyValues()) || failed(assignOps()))
     return failure();
-  FailureOr<SmallVector<KernelPlan *>> sorted = orderKernels();
-  if (failed(sorted))
-    return failure();
+  SmallVector<KernelPlan *> sorted = orderKernels();
   Operation *terminator = func.getBody().front().getTerminator();
   OpBuilder builder(terminator);
-  for (KernelPlan *plan : *sorted)
+  for (KernelPlan *plan : sorted)
     buildKernel(*plan, builder);
   for (OpOperand &operand : terminator->getOpOperands())
     if (Value replaced = replacement.lookup(operand.get()))

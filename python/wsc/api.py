@@ -40,7 +40,10 @@ class Program:
         self.mlir = ProgramIR(exported, compiled)
         self.schedule = json.loads(schedule)
         self.diagnostics = diagnostics
-        self._keys = list(model.state_dict().keys())
+        # Tied parameters live once in MemoryX, under their first key.
+        first = {}
+        self._source_key = {k: first.setdefault(id(v), k)
+                            for k, v in model.state_dict(keep_vars=True).items()}
         self._session = _runtime.Session(schedule)
         self._session.load_weights({k: v.detach().cpu().numpy().astype(np.float32)
                                     for k, v in model.state_dict().items()})
@@ -72,8 +75,8 @@ class Program:
     def state_dict(self) -> Dict[str, torch.Tensor]:
         """The MemoryX master weights, keyed like model.state_dict()."""
         weights = self._session.weights()
-        return collections.OrderedDict((k, torch.from_numpy(np.array(weights[k])))
-                                       for k in self._keys)
+        return collections.OrderedDict((k, torch.from_numpy(np.array(weights[src])))
+                                       for k, src in self._source_key.items())
 
     def report(self) -> dict:
         """Mode, layouts, memory, bandwidth and the last step's modeled time."""

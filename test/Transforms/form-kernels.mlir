@@ -93,8 +93,13 @@ func.func @no_layer(%x: tensor<2x2xf32> {wsc.input = 0 : i64}) -> (tensor<2x2xf3
 // -----
 
 // Two parameters of layer "a" used before and after layer "b": fusing by
-// layer would make a and b depend on each other.
-// expected-error @+1 {{kernels form a cycle through 'a.fwd'}}
+// layer would make a and b depend on each other, so "a.fwd" is split and its
+// second part runs after "b.fwd" (a tied embedding and LM head do this).
+// SPLIT-LABEL: func.func @cycle
+// SPLIT: %[[A:.*]] = wsc.kernel "a.fwd" layer("a") phase(<forward>)
+// SPLIT: %[[B:.*]] = wsc.kernel "b.fwd" layer("b") phase(<forward>) (%[[A]]
+// SPLIT: %[[A1:.*]] = wsc.kernel "a.fwd.1" layer("a") phase(<forward>) (%[[B]]
+// SPLIT: return %[[A1]]
 func.func @cycle(%w1: tensor<2x2xf32> {wsc.param = "a.w1"}, %wb: tensor<2x2xf32> {wsc.param = "b.w"}, %w2: tensor<2x2xf32> {wsc.param = "a.w2"}, %x: tensor<2x2xf32> {wsc.input = 0 : i64}) -> (tensor<2x2xf32> {wsc.output = 0 : i64}) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x2xf32>
@@ -103,6 +108,25 @@ func.func @cycle(%w1: tensor<2x2xf32> {wsc.param = "a.w1"}, %wb: tensor<2x2xf32>
   %o = linalg.matmul ins(%h, %wb : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
   %r = linalg.matmul ins(%o, %w2 : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
+}
+
+// -----
+
+// An embedding gathers from its table inside the body (tensor.extract): the
+// table is captured, not an operand, and still makes the op its layer's.
+// SPLIT-LABEL: func.func @gather
+// SPLIT: wsc.kernel "emb.fwd" layer("emb") phase(<forward>) (%{{.*}}, %{{.*}}) : (tensor<10x4xf32>, tensor<2x3xi64>)
+// SPLIT: tensor.extract
+func.func @gather(%table: tensor<10x4xf32> {wsc.param = "emb.weight"}, %ids: tensor<2x3xi64> {wsc.input = 0 : i64}) -> (tensor<2x3x4xf32> {wsc.output = 0 : i64}) {
+  %e = tensor.empty() : tensor<2x3x4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ids : tensor<2x3xi64>) outs(%e : tensor<2x3x4xf32>) {
+  ^bb0(%id: i64, %out: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 2 : index
+    %v = tensor.extract %table[%row, %col] : tensor<10x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x3x4xf32>
+  return %g : tensor<2x3x4xf32>
 }
 
 // -----

@@ -77,8 +77,12 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
   func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
     %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<4xf32> {
     ^bb0(%a: tensor<4xf32>):
-      // expected-error @+1 {{'tensor.extract_slice' op is not supported inside a kernel by the wsc runtime}}
-      %s = tensor.extract_slice %a[0] [4] [1] : tensor<4xf32> to tensor<4xf32>
+      %c = arith.constant 0.0 : f32
+      // expected-error @+1 {{'tensor.pad' op is not supported inside a kernel by the wsc runtime}}
+      %s = tensor.pad %a low[0] high[0] {
+      ^bb0(%i: index):
+        tensor.yield %c : f32
+      } : tensor<4xf32> to tensor<4xf32>
       wsc.yield %s : tensor<4xf32>
     }
     return %0 : tensor<4xf32>

@@ -92,7 +92,8 @@ enum class ScalarOp {
   Constant, AddF, SubF, MulF, DivF, NegF, MaximumF, MinimumF, MaxNumF, MinNumF,
   CmpF, CmpI, Select, AddI, SubI, MulI, AndI, OrI, XOrI, MaxSI, MinSI,
   ExtF, TruncF, SIToFP, UIToFP, FPToSI, IndexCast, ExtUI, ExtSI, TruncI,
-  Exp, Log, Tanh, Sqrt, Rsqrt, Erf, AbsF, PowF, Log1p, Expm1, Index
+  Exp, Log, Tanh, Sqrt, Rsqrt, Erf, AbsF, PowF, Log1p, Expm1, Index,
+  Extract // tensor.extract: operand 0 is a kernel-body tensor, the rest indices
 };
 
 enum class CmpPredicate {
@@ -118,7 +119,9 @@ struct Region {
   std::vector<int> yields;
 };
 
-enum class BodyOpKind { Empty, Constant, CollapseShape, ExpandShape, Linalg };
+enum class BodyOpKind {
+  Empty, Constant, CollapseShape, ExpandShape, ExtractSlice, InsertSlice, Linalg
+};
 
 struct BodyOp {
   BodyOpKind kind = BodyOpKind::Empty;
@@ -131,6 +134,9 @@ struct BodyOp {
   std::vector<int64_t> intValues;
   // collapse/expand
   std::vector<std::vector<int>> reassociation;
+  // extract_slice / insert_slice, at global shapes (the batch dim is always
+  // taken whole, so only its size changes per system)
+  std::vector<int64_t> offsets, sizes, strides;
   // linalg
   int numInputs = 0;
   std::vector<bool> isReduction; // one per loop

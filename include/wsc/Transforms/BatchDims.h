@@ -14,6 +14,11 @@ namespace mlir::wsc {
 /// the `wsc.input` and `wsc.label` arguments; facts flow both ways through
 /// linalg indexing maps, reshapes and kernel boundaries. Each system runs
 /// the function on its batch shard, so these dims shrink to the shard.
+///
+/// The batch need not be the outermost part of its dim: reshaping
+/// [seq, batch, hidden] to [seq*batch, hidden] (nn.MultiheadAttention does)
+/// keeps dim 0 as the batch dim with `inner` = 1 element per sample inside
+/// it. A shard of such a dim is still its row-major local computation.
 class BatchDims {
 public:
   /// Fails, with a diagnostic at the offending op, when a tensor would need
@@ -28,6 +33,13 @@ public:
   }
   /// The batch size the function was exported with (0 when it has no input).
   int64_t getGlobalBatch() const { return globalBatch; }
+
+  /// Where a batch dim sits inside a merged dim: the product of the sizes
+  /// merged inside it (1 when the batch is the innermost part).
+  struct Fact {
+    int64_t dim;
+    int64_t inner;
+  };
 
 private:
   llvm::DenseMap<Value, int64_t> dims;

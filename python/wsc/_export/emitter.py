@@ -90,7 +90,7 @@ def scalar_literal(value, elem: str) -> str:
     if elem == "f32":
         return f32_literal(value)
     if elem == "i1":
-        return "true" if value else "false"
+        return "1" if value else "0"  # `arith.constant true` takes no type
     return str(int(value))
 
 
@@ -175,6 +175,10 @@ def broadcast_map(in_shape: Sequence[int], out_shape: Sequence[int]) -> str:
 
 
 # ---------------------------------------------------------------- builders
+
+
+def _ints(values) -> str:
+    return ", ".join(str(int(v)) for v in values)
 
 # SSA uses outside generic bodies (body values are named %b.*).
 _SSA_USE = re.compile(r"%(?!b\.)[A-Za-z0-9_$.\-]+")
@@ -307,6 +311,35 @@ class FunctionBody:
         name = result or self.fresh(hint)
         self.emit(f"{name} = linalg.fill ins({cst} : {type.elem}) outs({init} : {type}) -> {type}")
         return name
+
+    def pad(self, result: str, source: str, type: TensorType, low: Sequence[int],
+            high: Sequence[int], value) -> TensorType:
+        """``tensor.pad`` with a constant; returns the padded type."""
+        out = TensorType(tuple(s + lo + hi for s, lo, hi in zip(type.shape, low, high)), type.elem)
+        cst = self.scalar(value, type.elem)
+        ivs = ", ".join(f"%b.i{k}: index" for k in range(type.rank))
+        self._ops.append((result, [
+            f"    {result} = tensor.pad {source} low[{_ints(low)}] high[{_ints(high)}] {{",
+            f"    ^bb0({ivs}):",
+            f"      tensor.yield {cst} : {type.elem}",
+            f"    }} : {type} to {out}"]))
+        return out
+
+    def extract_slice(self, result: str, source: str, type: TensorType, offsets: Sequence[int],
+                      sizes: Sequence[int], strides: Sequence[int]) -> TensorType:
+        """A static (strided) ``tensor.extract_slice``; returns the slice type."""
+        out = TensorType(tuple(sizes), type.elem)
+        self.emit(f"{result} = tensor.extract_slice {source}[{_ints(offsets)}] [{_ints(sizes)}] "
+                  f"[{_ints(strides)}] : {type} to {out}")
+        return out
+
+    def insert_slice(self, result: str, source: str, source_type: TensorType, dest: str,
+                     dest_type: TensorType, offsets: Sequence[int],
+                     strides: Sequence[int]) -> None:
+        """A static (strided) ``tensor.insert_slice`` of all of ``source`` into ``dest``."""
+        self.emit(f"{result} = tensor.insert_slice {source} into {dest}[{_ints(offsets)}] "
+                  f"[{_ints(source_type.shape)}] [{_ints(strides)}] : {source_type} into "
+                  f"{dest_type}")
 
     def generic(self, result: str, inputs: Sequence[Tuple[str, TensorType, str]],
                 out_type: TensorType, iterators: Sequence[str],

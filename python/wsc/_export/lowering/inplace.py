@@ -22,11 +22,24 @@ _VIEW_OPS = {
 }
 
 
+def _aliased(target, mutation) -> bool:
+    """Whether another live tensor shares storage with ``target``.
+
+    A view is harmless when its base feeds nothing but that view (e.g.
+    ``zeros_like(m).detach().masked_fill_(..)`` in nn.MultiheadAttention).
+    """
+    if any(user.target in _VIEW_OPS and user is not mutation for user in target.users):
+        return True
+    if getattr(target, "target", None) not in _VIEW_OPS:
+        return False
+    base = target.args[0]
+    return not hasattr(base, "users") or list(base.users) != [target] or _aliased(base, target)
+
+
 def _inplace(functional):
     def lower(ctx, *args, **kwargs):
         target = ctx.node.args[0]
-        if getattr(target, "target", None) in _VIEW_OPS or any(
-                user.target in _VIEW_OPS and user is not ctx.node for user in target.users):
+        if _aliased(target, ctx.node):
             raise Unsupported("in-place update of a tensor that has views")
         result = functional(ctx, *args, **kwargs)
         ctx.values[target] = result  # later uses of the mutated tensor see the update
@@ -42,3 +55,11 @@ def register_inplace_variants():
         inplace = getattr(packet, op._overloadname, None) if packet is not None else None
         if inplace is not None and inplace not in LOWERINGS:
             LOWERINGS[inplace] = _inplace(fn)
+
+
+def update_in_place(ctx, target, value):
+    """Record that the current op overwrote fx node ``target`` with ``value``
+    (e.g. native_batch_norm's running statistics)."""
+    if _aliased(target, ctx.node):
+        raise Unsupported("in-place update of a tensor that has views")
+    ctx.values[target] = value

@@ -69,3 +69,23 @@ def transpose_int(ctx, x, dim0, dim1):
 def permute(ctx, x, dims):
     rank = x.type.rank
     return transpose(ctx, x, [d % rank for d in dims] if rank else [])
+
+
+@lowers(aten.baddbmm.default)
+def baddbmm(ctx, bias, a, b, beta=1, alpha=1):
+    """``beta * bias + alpha * (a @ b)`` (nn.MultiheadAttention's masked scores)."""
+    a, b = ctx.tensor(a), ctx.tensor(b)
+    out = ctx.out_type()
+    init = ctx.fb.filled(0.0, out, ctx.node.name)
+    product = ctx.fb.fresh(ctx.node.name)
+    ctx.fb.emit(f"{product} = linalg.batch_matmul ins({a.name}, {b.name} : {a.type}, "
+                f"{b.type}) outs({init} : {out}) -> {out}")
+
+    def body(blk, v):
+        scaled = v[1] if alpha == 1 else blk.arith("mulf", v[1], blk.const(alpha, "f32"), "f32")
+        if beta == 0:
+            return scaled
+        shifted = v[0] if beta == 1 else blk.arith("mulf", v[0], blk.const(beta, "f32"), "f32")
+        return blk.arith("addf", shifted, scaled, "f32")
+
+    return ctx.elementwise([bias, Tensor(product, out)], ["f32", "f32"], body)
