@@ -60,9 +60,13 @@ class Program:
             if list(tensor.shape) != spec["shape"]:
                 raise ValueError(f"{spec['name']}: expected shape {spec['shape']}, "
                                  f"got {list(tensor.shape)}")
-            dtype = np.int64 if spec["dtype"] == "i64" else np.float32
-            if tensor.is_floating_point() != (dtype == np.float32):
-                raise TypeError(f"{spec['name']}: expected {spec['dtype']}, got {tensor.dtype}")
+            want = {"f32": (torch.float32, np.float32), "i64": (torch.int64, np.int64),
+                    "i1": (torch.bool, np.bool_)}[spec["dtype"]]
+            kind = ("i1" if tensor.dtype == torch.bool else
+                    "f32" if tensor.is_floating_point() else "i64")
+            if kind != spec["dtype"]:
+                raise TypeError(f"{spec['name']}: expected {want[0]}, got {tensor.dtype}")
+            dtype = want[1]
             arrays.append(np.ascontiguousarray(tensor.detach().cpu().numpy().astype(dtype)))
         return arrays
 

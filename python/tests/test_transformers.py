@@ -1,0 +1,80 @@
+"""GPT- and BERT-style training on the emulator against PyTorch eager."""
+import copy
+
+import pytest
+import torch
+
+import wsc
+import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from transformer_models import (BERT, GPT, HandAttention, LMLoss, TorchAttention,
+                                padded_batches, token_batches)
+
+STEPS = 10
+
+
+def sgd(params):
+    return torch.optim.SGD(params, lr=0.05, momentum=0.9, weight_decay=1e-4)
+
+
+def train_both(model, loss_fn, data, systems):
+    reference = copy.deepcopy(model)
+    prog = wsc.compile(model, loss_fn, sgd(model.parameters()), data[0][0], data[0][1],
+                       systems=systems, stream_dtype="f32")
+    ref_opt = sgd(reference.parameters())
+    ours, theirs = [], []
+    for x, y in data:
+        ours.append(prog.step(x, y))
+        ref_opt.zero_grad()
+        inputs = x if isinstance(x, tuple) else (x,)
+        loss = loss_fn(reference(*inputs), y)
+        loss.backward()
+        ref_opt.step()
+        theirs.append(loss.item())
+    return prog, reference, ours, theirs
+
+
+def check(prog, reference, ours, theirs):
+    torch.testing.assert_close(torch.tensor(ours), torch.tensor(theirs), rtol=1e-4, atol=0)
+    got = prog.state_dict()
+    for name, want in reference.state_dict().items():
+        torch.testing.assert_close(got[name], want, rtol=1e-4, atol=1e-5, msg=name)
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+@pytest.mark.parametrize("attention,tied", [(HandAttention, True), (TorchAttention, False)])
+def test_gpt_trains_like_pytorch(systems, attention, tied):
+    torch.manual_seed(0)
+    model = GPT(tied=tied, attention=attention)
+    check(*train_both(model, LMLoss(), token_batches(STEPS, 4, 64, 512), systems))
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+@pytest.mark.parametrize("attention", [HandAttention, TorchAttention])
+def test_bert_with_padding_trains_like_pytorch(systems, attention):
+    torch.manual_seed(0)
+    model = BERT(attention=attention)
+    check(*train_both(model, torch.nn.CrossEntropyLoss(),
+                      padded_batches(STEPS, 4, 64, 512, 3), systems))
+
+
+def test_tied_head_shares_one_memoryx_copy():
+    torch.manual_seed(0)
+    model = GPT(layers=1, seq=16, vocab=64, d=32, heads=2)
+    data = token_batches(1, 2, 16, 64)
+    prog = wsc.compile(model, LMLoss(), sgd(model.parameters()), *data[0], stream_dtype="f32")
+    names = [p["name"] for p in prog.schedule["params"]]
+    assert "tok.weight" in names and "head.weight" not in names
+    prog.step(*data[0])
+    state = prog.state_dict()
+    assert torch.equal(state["head.weight"], state["tok.weight"])
+
+
+def test_token_id_outside_the_table_is_an_error():
+    torch.manual_seed(0)
+    model = GPT(layers=1, seq=16, vocab=64, d=32, heads=2)
+    x, y = token_batches(1, 2, 16, 64)[0]
+    prog = wsc.compile(model, LMLoss(), sgd(model.parameters()), x, y, stream_dtype="f32")
+    bad = x.clone()
+    bad[1, 3] = 64
+    with pytest.raises(Exception, match="out of bounds"):
+        prog.step(bad, y)
