@@ -60,13 +60,11 @@ class Program:
             if list(tensor.shape) != spec["shape"]:
                 raise ValueError(f"{spec['name']}: expected shape {spec['shape']}, "
                                  f"got {list(tensor.shape)}")
-            want = {"f32": (torch.float32, np.float32), "i64": (torch.int64, np.int64),
-                    "i1": (torch.bool, np.bool_)}[spec["dtype"]]
             kind = ("i1" if tensor.dtype == torch.bool else
                     "f32" if tensor.is_floating_point() else "i64")
             if kind != spec["dtype"]:
-                raise TypeError(f"{spec['name']}: expected {want[0]}, got {tensor.dtype}")
-            dtype = want[1]
+                raise TypeError(f"{spec['name']}: expected {spec['dtype']}, got {tensor.dtype}")
+            dtype = {"f32": np.float32, "i64": np.int64, "i1": np.bool_}[kind]
             arrays.append(np.ascontiguousarray(tensor.detach().cpu().numpy().astype(dtype)))
         return arrays
 
