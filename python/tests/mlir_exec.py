@@ -3,7 +3,8 @@
 This checks the exporter's numerics end to end without any code of ours
 executing the IR: mlir-opt bufferizes and lowers the module to LLVM with
 stock passes, mlir-runner JIT-runs a generated ``@main`` that feeds the
-arguments as dense constants and prints every result with printMemrefF32.
+arguments as dense constants and prints every result with printMemrefF32
+(printMemrefI64 for i64 results).
 """
 
 import os
@@ -29,11 +30,16 @@ PIPELINE = [
 
 
 def _type(array: np.ndarray) -> str:
-    elem = {np.dtype("float32"): "f32", np.dtype("int64"): "i64"}[array.dtype]
+    elem = {np.dtype("float32"): "f32", np.dtype("int64"): "i64", np.dtype("bool"): "i1"}[
+        array.dtype]
     return "tensor<" + "".join(f"{d}x" for d in array.shape) + elem + ">"
 
 
 def _dense(array: np.ndarray) -> str:
+    if array.dtype == np.bool_:  # i1 as a nested list of true/false (masks are small)
+        text = np.array2string(array, separator=", ", threshold=array.size + 1,
+                               formatter={"bool": lambda v: "true" if v else "false"})
+        return f"dense<{text.replace(chr(10), '')}> : {_type(array)}"
     raw = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
     return f'dense<"0x{raw.hex().upper()}"> : {_type(array)}'
 
@@ -47,7 +53,8 @@ def _result_types(text: str, func: str) -> List[str]:
 def run(text: str, func: str, args: Sequence[np.ndarray]) -> List[np.ndarray]:
     """Call ``@func`` of the exported module on ``args``; return its results."""
     results = _result_types(text, func)
-    lines = ["  func.func private @printMemrefF32(memref<*xf32>)", "  func.func @main() {"]
+    lines = ["  func.func private @printMemrefF32(memref<*xf32>)",
+             "  func.func private @printMemrefI64(memref<*xi64>)", "  func.func @main() {"]
     for i, a in enumerate(args):
         lines.append(f"    %a{i} = arith.constant {_dense(a)}")
     arg_types = ", ".join(_type(a) for a in args)
@@ -55,9 +62,10 @@ def run(text: str, func: str, args: Sequence[np.ndarray]) -> List[np.ndarray]:
                  f" : ({arg_types}) -> ({', '.join(results)})")
     for k, t in enumerate(results):
         memref = t.replace("tensor<", "memref<")
+        elem = "i64" if t.endswith("i64>") else "f32"  # i64: e.g. num_batches_tracked
         lines.append(f"    %m{k} = bufferization.to_buffer %r#{k} : {t} to {memref}")
-        lines.append(f"    %u{k} = memref.cast %m{k} : {memref} to memref<*xf32>")
-        lines.append(f"    func.call @printMemrefF32(%u{k}) : (memref<*xf32>) -> ()")
+        lines.append(f"    %u{k} = memref.cast %m{k} : {memref} to memref<*x{elem}>")
+        lines.append(f"    func.call @printMemref{elem.upper()}(%u{k}) : (memref<*x{elem}>) -> ()")
     lines += ["    return", "  }"]
     body = text.rstrip()
     assert body.endswith("}")
@@ -69,7 +77,8 @@ def run(text: str, func: str, args: Sequence[np.ndarray]) -> List[np.ndarray]:
         _call([MLIR_OPT, src, *PIPELINE, "-o", low])
         out = _call([MLIR_RUNNER, low, "-e", "main", "-entry-point-result=void",
                      "-shared-libs=" + ",".join(RUNTIME_LIBS)])
-    return _parse(out)
+    return [a.astype(np.int64) if t.endswith("i64>") else a
+            for a, t in zip(_parse(out), results)]
 
 
 def _call(cmd) -> str:

@@ -1,85 +1,13 @@
 """GPT- and BERT-style models written with ordinary torch.nn modules."""
-import math
-
 import torch
-import torch.nn.functional as F
 from torch import nn
 
-
-class HandAttention(nn.Module):
-    """Multi-head attention written out: fused qkv, scores, mask, softmax."""
-
-    def __init__(self, d, heads):
-        super().__init__()
-        self.heads = heads
-        self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
-
-    def forward(self, x, masked):
-        b, t, d = x.shape
-        q, k, v = self.qkv(x).split(d, dim=-1)
-        shape = (b, t, self.heads, d // self.heads)
-        q, k, v = (z.view(shape).transpose(1, 2) for z in (q, k, v))
-        scores = (q @ k.transpose(-2, -1)) / math.sqrt(d // self.heads)
-        scores = scores.masked_fill(masked, float("-inf"))
-        y = (F.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(b, t, d)
-        return self.proj(y)
+from wsc import models
+from wsc.models import Block, HandAttention, LMLoss, TorchAttention  # noqa: F401
 
 
-class TorchAttention(nn.Module):
-    """nn.MultiheadAttention with a causal mask or a key padding mask."""
-
-    def __init__(self, d, heads):
-        super().__init__()
-        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
-
-    def forward(self, x, masked):
-        if masked.dim() == 2 and masked.shape[0] == masked.shape[1] == x.shape[1]:
-            y, _ = self.attn(x, x, x, attn_mask=masked, need_weights=False)
-        else:  # (B, 1, 1, T) padding mask -> key_padding_mask (B, T)
-            y, _ = self.attn(x, x, x, key_padding_mask=masked[:, 0, 0, :], need_weights=False)
-        return y
-
-
-class Block(nn.Module):
-    def __init__(self, d, heads, attention):
-        super().__init__()
-        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.attn = attention(d, heads)
-        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
-
-    def forward(self, x, masked):
-        x = x + self.attn(self.ln1(x), masked)
-        return x + self.out(F.gelu(self.fc(self.ln2(x))))
-
-
-class GPT(nn.Module):
-    """Decoder: token + position embeddings, causal blocks, LM head."""
-
-    def __init__(self, vocab=512, d=128, heads=4, seq=64, layers=2, tied=True,
-                 attention=HandAttention):
-        super().__init__()
-        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
-        self.blocks = nn.ModuleList(Block(d, heads, attention) for _ in range(layers))
-        self.ln = nn.LayerNorm(d)
-        self.head = nn.Linear(d, vocab, bias=False)
-        if tied:
-            self.head.weight = self.tok.weight
-
-    def forward(self, ids):
-        t = ids.shape[1]
-        x = self.tok(ids) + self.pos(torch.arange(t))
-        causal = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
-        for block in self.blocks:
-            x = block(x, causal)
-        return self.head(self.ln(x))
-
-
-class LMLoss(nn.Module):
-    """Next-token cross entropy over every position."""
-
-    def forward(self, logits, targets):
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+def GPT(vocab=512, d=128, heads=4, seq=64, layers=2, tied=True, attention=HandAttention):
+    return models.GPT(models.GPTConfig(vocab, d, heads, seq, layers, tied), attention)
 
 
 class BERT(nn.Module):

@@ -108,10 +108,14 @@ def _rebatch(value, batch: int):
 
 
 def _save_weights(example: Example, path: str) -> None:
+    """Parameters and buffers by state_dict key, then non-persistent buffers by name."""
     from . import safetensors
+    from ._export.buffers import named_buffers
 
-    safetensors.save({k: v.detach().numpy() for k, v in example.model.state_dict().items()},
-                     path)
+    tensors = {k: v.detach().numpy() for k, v in example.model.state_dict().items()}
+    for name, value in named_buffers(example.model):
+        tensors.setdefault(name, value.detach().numpy())
+    safetensors.save(tensors, path)
 
 
 def _save_data(example: Example, path: str, batches: int) -> None:
@@ -148,7 +152,7 @@ def main(argv=None) -> int:
                         help="export the forward pass only (@forward)")
     parser.add_argument("--batch", type=int, metavar="N", help="override the example batch size")
     parser.add_argument("--weights", metavar="PATH",
-                        help="also write the model's initial weights (safetensors)")
+                        help="also write the model's initial weights and buffers (safetensors)")
     parser.add_argument("--data", metavar="PATH",
                         help="also write synthetic batches shaped like the example (safetensors)")
     parser.add_argument("--batches", type=int, default=1, metavar="N",

@@ -2,13 +2,15 @@
 
 Layout:
   capture.py     argument checks and the make_fx capture of a training/forward step
+  buffers.py     model buffers: argument order, which ones a step updates
   provenance.py  remembers which nn.Module every captured aten op came from
   optimizer.py   torch optimizer -> ``wsc.optimizer`` / ``wsc.param_groups``
   emitter.py     MLIR text builder (types, attributes, SSA names, linalg.generic)
   lowering/      one function per aten op, registered in a table:
                    registry.py (table + Context), graph.py (walks the fx graph),
                    elementwise.py, reductions.py, linalg_ops.py, shapes.py,
-                   creation.py, losses.py, inplace.py
+                   creation.py, losses.py, inplace.py,
+                   convolution.py, pooling.py, batchnorm.py (+ nchw.py helpers)
   module.py      assembles the func signature and the module around the body
   errors.py      UnsupportedOpError (public as wsc.export.UnsupportedOpError)
 """

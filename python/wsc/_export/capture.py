@@ -1,8 +1,8 @@
 """Check the user's arguments and capture one step with make_fx.
 
-The training step is traced as ``(params, inputs, labels) -> (loss, *grads)``
-with ``functional_call`` + ``torch.autograd.grad``, so forward, loss and
-backward all land in one flat aten graph.
+The training step is traced as ``(params, buffers, inputs, labels) -> (loss,
+*grads, *updated buffers)`` with ``functional_call`` + ``torch.autograd.grad``,
+so forward, loss and backward all land in one flat aten graph.
 """
 
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -13,6 +13,7 @@ from torch._decomp import get_decompositions
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 
+from .buffers import keep_updated, mutated, named_buffers, state_names
 from .errors import UnsupportedOpError
 from .provenance import Provenance
 
@@ -42,6 +43,9 @@ DECOMPOSITIONS = get_decompositions([
     aten.softplus, aten.softplus_backward, aten.native_layer_norm, aten.native_layer_norm_backward,
 ])
 
+# Model inputs: features, token ids (int64) and masks (bool).
+INPUT_DTYPES = [torch.float32, torch.int64, torch.bool]
+
 # Tracing on fake tensors: shapes and dtypes only, no arithmetic.
 TRACING_MODE = "fake"
 
@@ -52,19 +56,18 @@ class Captured(NamedTuple):
     inputs: Tuple[torch.Tensor, ...]
     labels: Tuple[torch.Tensor, ...]
     num_classes: Dict[int, int]               # label index -> C, for integer labels
+    buffers: List[Tuple[str, torch.Tensor]] = []  # arguments after the parameters
+    buffer_updates: List[str] = []            # buffers the step returns updated, in order
 
 
 def named_parameters(model) -> List[Tuple[str, torch.Tensor]]:
     """Trainable parameters in state_dict order, each once (tied ones by their first key)."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    buffers = [name for name, _ in model.named_buffers()]
-    if buffers:
-        raise ValueError(f"the model has buffers ({', '.join(buffers)}); buffers "
-                         "(non-trainable state) are not supported yet")
+    param_ids = {id(p) for p in model.parameters()}
     params, seen = [], set()
     for name, value in model.state_dict(keep_vars=True).items():
-        if id(value) in seen:
+        if id(value) in seen or id(value) not in param_ids:  # buffers: see buffers.py
             continue
         seen.add(id(value))
         if not value.requires_grad:
@@ -79,11 +82,8 @@ def named_parameters(model) -> List[Tuple[str, torch.Tensor]]:
 
 
 def _aliases(model) -> Dict[int, List[str]]:
-    """id(parameter) -> every state_dict key naming it (tied weights have several)."""
-    out: Dict[int, List[str]] = {}
-    for name, value in model.state_dict(keep_vars=True).items():
-        out.setdefault(id(value), []).append(name)
-    return out
+    """id(parameter or buffer) -> every name of it (tied weights have several)."""
+    return state_names(model)
 
 
 def as_tensors(value, what: str, dtypes: Sequence[torch.dtype]) -> Tuple[torch.Tensor, ...]:
@@ -104,12 +104,40 @@ def as_tensors(value, what: str, dtypes: Sequence[torch.dtype]) -> Tuple[torch.T
     return tuple(t.detach() for t in items)
 
 
+def _shapes_only(args):
+    """A fake-tensor mode holding ``args`` when any of them is on the meta device.
+
+    A model built with ``device="meta"`` (or ``.to("meta")``) has shapes but
+    no storage, so even GPT-3-sized graphs trace in little memory. Its
+    tensors become fake CPU tensors of one mode, which also fakes the
+    tensors ``forward`` creates (``torch.arange`` ...), so devices agree.
+    """
+    if not any(isinstance(a, torch.Tensor) and a.is_meta for a in args):
+        return None, args
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+    mode = FakeTensorMode(allow_fallback_kernels=False)
+    cpu = torch.device("cpu")
+    faked = []
+    for a in args:
+        if a.is_meta:
+            fake = FakeTensor(mode, a.detach(), cpu)
+            faked.append(fake.requires_grad_(a.requires_grad))
+        else:
+            faked.append(mode.from_tensor(a))
+    return mode, faked
+
+
 def _trace(fn, args, provenance: Provenance, grad: bool):
     """make_fx ``fn``; data-dependent ops become UnsupportedOpError."""
     try:
+        mode, args = _shapes_only(args)
         with provenance.hooks(), torch.set_grad_enabled(grad):
-            return make_fx(fn, decomposition_table=DECOMPOSITIONS,
-                           tracing_mode=TRACING_MODE)(*args)
+            if mode is None:
+                return make_fx(fn, decomposition_table=DECOMPOSITIONS,
+                               tracing_mode=TRACING_MODE)(*args)
+            with mode:
+                return make_fx(fn, decomposition_table=DECOMPOSITIONS,
+                               tracing_mode="real")(*args)
     except (DynamicOutputShapeException, DataDependentOutputException) as err:
         raise UnsupportedOpError(
             f"{err.args[0] if err.args else err} ({provenance.where()}) is not supported by the "
@@ -128,8 +156,13 @@ def _param_leaves(params):
     return [p.detach().requires_grad_(True) for _, p in params]
 
 
+def _buffer_values(buffers):
+    # Copies: tracing runs the step's in-place buffer updates.
+    return [b.detach().clone() for _, b in buffers]
+
+
 def _bind(params, aliases, traced) -> Dict[str, torch.Tensor]:
-    """functional_call's dict: every state_dict key of a parameter -> its traced value."""
+    """functional_call's dict: every name of a parameter or buffer -> its traced value."""
     return {alias: t for (_, orig), t in zip(params, traced) for alias in aliases[id(orig)]}
 
 
@@ -140,17 +173,21 @@ def capture_training(model, loss_fn, inputs, labels, provenance: Provenance) -> 
         raise ValueError(f"the loss function {type(loss_fn).__name__} has buffers (e.g. class "
                          "weights); they are not supported")
     params = named_parameters(model)
-    inputs = as_tensors(inputs, "example_inputs", [torch.float32])
+    inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
     labels = as_tensors(labels, "example_targets", [torch.float32, torch.int64])
+    buffers = named_buffers(model)
     aliases = _aliases(model)
     n_params, n_inputs = len(params), len(inputs)
+    n_state = n_params + len(buffers)
     names = [name for name, _ in params]
     outputs = {}
 
     def train_step(*flat):
         provenance.attach_to_trace()
-        ps, xs, ys = flat[:n_params], flat[n_params:n_params + n_inputs], flat[n_params + n_inputs:]
-        out = stateless.functional_call(model, _bind(params, aliases, ps), tuple(xs))
+        ps, bs = flat[:n_params], flat[n_params:n_state]
+        xs, ys = flat[n_state:n_state + n_inputs], flat[n_state + n_inputs:]
+        out = stateless.functional_call(model, _bind(params + buffers, aliases, ps + bs),
+                                        tuple(xs))
         with provenance.scope(provenance.loss_scope):
             loss = loss_fn(out, *ys)
         provenance.claim(loss, provenance.loss_scope, inputs=out)
@@ -164,32 +201,44 @@ def capture_training(model, loss_fn, inputs, labels, provenance: Provenance) -> 
         unused = [n for n, g in zip(names, grads) if g is None]
         if unused:
             raise ValueError(f"parameters that do not affect the loss: {', '.join(unused)}")
-        return (loss, *grads)
+        return (loss, *grads, *bs)  # every buffer; keep_updated drops the unchanged ones
 
-    gm = _trace(train_step, _param_leaves(params) + list(inputs) + list(labels), provenance, True)
+    gm = _trace(train_step, _param_leaves(params) + _buffer_values(buffers) + list(inputs)
+                + list(labels), provenance, True)
+    updates = keep_updated(gm, n_params, 1 + n_params, [name for name, _ in buffers])
     gm.graph.eliminate_dead_code()
     return Captured(gm, params, inputs, labels,
-                    _num_classes(gm.graph, n_params + n_inputs, labels, outputs.get("model")))
+                    _num_classes(gm.graph, n_state + n_inputs, labels, outputs.get("model")),
+                    buffers, updates)
 
 
 def capture_inference(model, inputs, provenance: Provenance) -> Captured:
     params = named_parameters(model)
-    inputs = as_tensors(inputs, "example_inputs", [torch.float32])
+    inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
+    buffers = named_buffers(model)
     aliases = _aliases(model)
     n_params = len(params)
+    n_state = n_params + len(buffers)
 
     def forward(*flat):
         provenance.attach_to_trace()
-        ps, xs = flat[:n_params], flat[n_params:]
-        out = stateless.functional_call(model, _bind(params, aliases, ps), tuple(xs))
+        ps, bs, xs = flat[:n_params], flat[n_params:n_state], flat[n_state:]
+        out = stateless.functional_call(model, _bind(params + buffers, aliases, ps + bs),
+                                        tuple(xs))
         flat_out, _ = torch.utils._pytree.tree_flatten(out)
         if not flat_out or not all(isinstance(t, torch.Tensor) for t in flat_out):
             raise ValueError("the model must return a tensor or a (nested) tuple of tensors")
         return tuple(flat_out)
 
-    gm = _trace(forward, [p.detach() for _, p in params] + list(inputs), provenance, False)
+    gm = _trace(forward, [p.detach() for _, p in params] + _buffer_values(buffers)
+                + list(inputs), provenance, False)
+    updated = mutated(gm, n_params, [name for name, _ in buffers])
+    if updated:
+        raise ValueError(f"the forward pass updates buffers ({', '.join(updated)}), but "
+                         "inference treats buffers as read-only; call model.eval() first "
+                         "(e.g. training-mode BatchNorm updates its running statistics)")
     gm.graph.eliminate_dead_code()
-    return Captured(gm, params, inputs, (), {})
+    return Captured(gm, params, inputs, (), {}, buffers, [])
 
 
 def _num_classes(graph: torch.fx.Graph, first_label: int, labels, model_output) -> Dict[int, int]:

@@ -14,6 +14,8 @@ from .provenance import describe
 def _arguments(cap: Captured) -> List[Tuple[str, str]]:
     """(type, attribute dict text) per function argument, in order."""
     args = [(tensor_type(p), f"{{wsc.param = {string_literal(name)}}}") for name, p in cap.params]
+    args += [(tensor_type(b), f"{{wsc.buffer = {string_literal(name)}}}")
+             for name, b in cap.buffers]
     args += [(tensor_type(x), f"{{wsc.input = {i} : i64}}") for i, x in enumerate(cap.inputs)]
     for i, y in enumerate(cap.labels):
         attrs = f"wsc.label = {i} : i64"
@@ -59,6 +61,8 @@ def build_module(cap: Captured, func_name: str, result_attrs: Sequence[str],
 def training_module(cap: Captured, optimizer: dict, param_groups: Dict[str, dict]) -> str:
     result_attrs = ["{wsc.loss}"] + [f"{{wsc.grad = {string_literal(name)}}}"
                                      for name, _ in cap.params]
+    result_attrs += [f"{{wsc.buffer_update = {string_literal(name)}}}"
+                     for name in cap.buffer_updates]
     attrs = {"wsc.optimizer": optimizer}
     if param_groups:
         attrs["wsc.param_groups"] = param_groups
