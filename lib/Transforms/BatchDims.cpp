@@ -191,11 +191,33 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
     solver.set(arg, 0, func);
   }
   solver.globalBatch = result.globalBatch;
-  // Facts only ever get added, so this terminates; a handful of sweeps is
-  // typical (forward then backward through the graph).
+  // Facts only ever get added, so this terminates. Sweeps alternate
+  // direction so facts flowing forward (from the inputs) and backward (from
+  // consumers) each cross the graph in one sweep: a handful in total.
+  // A kernel is visited before its body (inputs -> block arguments) and
+  // after it (yields -> results), so one sweep crosses it either way.
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front()) {
+    auto kernel = llvm::dyn_cast<KernelOp>(op);
+    if (kernel)
+      ops.push_back(kernel);
+    op.walk([&](Operation *nested) {
+      if (nested != kernel.getOperation())
+        ops.push_back(nested);
+    });
+    if (kernel)
+      ops.push_back(kernel);
+  }
+  bool reverse = false;
   do {
     solver.changed = false;
-    func.walk([&](Operation *op) { solver.visit(op); });
+    if (reverse)
+      for (Operation *op : llvm::reverse(ops))
+        solver.visit(op);
+    else
+      for (Operation *op : ops)
+        solver.visit(op);
+    reverse = !reverse;
     if (solver.conflict)
       return solver.conflict->emitError(solver.conflictWhy
                                             ? solver.conflictWhy
