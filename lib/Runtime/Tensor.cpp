@@ -16,9 +16,19 @@
 
 namespace wsc::rt {
 
-// 2^36 elements is far beyond anything this emulator can hold in memory; a
-// larger count can only come from a corrupt or hostile file.
-static constexpr int64_t kMaxElements = int64_t(1) << 36;
+// Shapes may describe more than fits in memory (a shapes-only GPT-3 schedule
+// for wsc-run --model-only); 2^56 keeps byte counts far from overflow. A
+// tensor the emulator allocates must stay under 2^36 elements.
+static constexpr int64_t kMaxElements = int64_t(1) << 56;
+static constexpr int64_t kMaxAllocElements = int64_t(1) << 36;
+
+static int64_t allocElements(const Shape &shape) {
+  const int64_t n = numElements(shape);
+  if (n > kMaxAllocElements)
+    fail("tensor of shape ", shapeToString(shape), " is too large for the emulator (",
+         n, " elements); use wsc-run --model-only for timing without numerics");
+  return n;
+}
 
 int64_t numElements(const Shape &shape) {
   int64_t n = 1;
@@ -125,12 +135,12 @@ static std::shared_ptr<uint8_t> allocate(size_t bytes, bool zero) {
 }
 
 Tensor Tensor::zeros(DType dtype, const Shape &shape) {
-  int64_t n = numElements(shape);
+  int64_t n = allocElements(shape);
   return Tensor(dtype, shape, allocate(n * storageBytes(storageOf(dtype)), true), n);
 }
 
 Tensor Tensor::uninitialized(DType dtype, const Shape &shape) {
-  int64_t n = numElements(shape);
+  int64_t n = allocElements(shape);
   return Tensor(dtype, shape, allocate(n * storageBytes(storageOf(dtype)), false), n);
 }
 

@@ -89,6 +89,30 @@ static bool isContraction(linalg::LinalgOp op) {
   return mul && add;
 }
 
+/// The loop of a one-hot reduction `out[.., v, ..] += (idx[t] == v) ? x : 0`
+/// (the embedding gradient the exporter emits), or nullopt. Such an op is a
+/// scatter-add: each reduction point touches one `v`, so its work is the
+/// iteration count divided by that loop's range.
+static std::optional<unsigned> oneHotLoop(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0 || op->getNumRegions() != 1)
+    return std::nullopt;
+  for (Operation &inner : op->getRegion(0).front()) {
+    auto cmp = llvm::dyn_cast<arith::CmpIOp>(inner);
+    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+      continue;
+    for (Value side : cmp->getOperands()) {
+      Operation *def = side.getDefiningOp();
+      if (auto cast = llvm::dyn_cast_or_null<arith::IndexCastOp>(def))
+        def = cast.getIn().getDefiningOp();
+      if (auto index = llvm::dyn_cast_or_null<linalg::IndexOp>(def))
+        if (op.getIteratorTypesArray()[index.getDim()] == utils::IteratorType::parallel &&
+            llvm::any_of(cmp->getUsers(), [](Operation *u) { return llvm::isa<arith::SelectOp>(u); }))
+          return index.getDim();
+    }
+  }
+  return std::nullopt;
+}
+
 KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
                                      int64_t localBatch,
                                      const ::wsc::model::TargetSpec &target) {
@@ -128,6 +152,8 @@ KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
     });
     if (batched && dims.getGlobalBatch() > 0)
       work.iterations = work.iterations / double(dims.getGlobalBatch()) * double(localBatch);
+    if (std::optional<unsigned> loop = oneHotLoop(op))
+      work.iterations /= double(std::max<int64_t>(ranges[*loop], 1));
     work.contraction = isContraction(op);
     work.reduces = op.getNumReductionLoops() > 0;
     work.bodyOps = std::max<int64_t>(

@@ -5,6 +5,7 @@
 //           [--inputs IN.safetensors [--outputs OUT.safetensors]] (inference)
 //           [--trace T.json] [--save-weights W2.safetensors]
 //           [--report R.json] [--threads N] [--quiet]
+//   wsc-run SCHEDULE.json --model-only [--steps N] [--report R.json]
 //
 // Exit status: 0 on success, 1 for a bad or incompatible input file (the
 // message names the file), 2 for a usage error.
@@ -15,6 +16,7 @@
 #include "wsc/Runtime/SafeTensors.h"
 #include "wsc/Runtime/Session.h"
 #include "wsc/Runtime/Threads.h"
+#include "wsc/Runtime/TimingModel.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +41,7 @@ const char *kUsage =
     "               [--inputs IN.safetensors [--outputs OUT.safetensors]]\n"
     "               [--trace TRACE.json] [--save-weights OUT.safetensors]\n"
     "               [--report REPORT.json] [--threads N] [--quiet]\n"
+    "       wsc-run SCHEDULE.json --model-only [--steps N] [--report REPORT.json]\n"
     "\n"
     "Runs a wsc schedule (wsc-translate --wsc-to-schedule) on the emulated\n"
     "weight-streaming cluster.\n"
@@ -52,7 +55,9 @@ const char *kUsage =
     "  --save-weights   final weights after training\n"
     "  --report         per-step report as JSON\n"
     "  --threads        BLAS threads\n"
-    "  --quiet          no per-step lines, only the summary\n";
+    "  --quiet          no per-step lines, only the summary\n"
+    "  --model-only     timing model only: no weights, data or numerics (for\n"
+    "                   shapes-only compiles of models too large to run)\n";
 
 struct UsageError {
   std::string message;
@@ -63,6 +68,7 @@ struct Options {
   std::optional<int64_t> steps;
   std::optional<int> threads;
   bool quiet = false;
+  bool modelOnly = false;
 };
 
 int64_t parseCount(const std::string &flag, const std::string &text, int64_t lo, int64_t hi) {
@@ -88,6 +94,10 @@ Options parseArgs(int argc, char **argv) {
     if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
       std::exit(0);
+    }
+    if (arg == "--model-only") {
+      o.modelOnly = true;
+      continue;
     }
     if (arg == "--quiet") {
       o.quiet = true;
@@ -126,6 +136,13 @@ Options parseArgs(int argc, char **argv) {
   if (positional.size() > 1)
     throw UsageError{"unexpected argument '" + positional[1] + "'"};
   o.schedule = positional[0];
+  if (o.modelOnly) {
+    if (!o.weights.empty() || !o.data.empty() || !o.inputs.empty() || !o.saveWeights.empty() ||
+        !o.trace.empty())
+      throw UsageError{"--model-only takes no --weights, --data, --inputs, --trace or "
+                       "--save-weights"};
+    return o;
+  }
   if (o.weights.empty())
     throw UsageError{"missing --weights"};
   if (!o.data.empty() && !o.inputs.empty())
@@ -133,7 +150,7 @@ Options parseArgs(int argc, char **argv) {
   if (!o.outputs.empty() && o.inputs.empty())
     throw UsageError{"--outputs needs --inputs"};
   if (o.steps && o.data.empty())
-    throw UsageError{"--steps needs --data"};
+    throw UsageError{"--steps needs --data (or --model-only)"};
   return o;
 }
 
@@ -318,8 +335,36 @@ void writeJson(const std::string &path, const nlohmann::json &doc) {
     fail(path, ": write error");
 }
 
+/// --model-only: the timing model over the schedule's own cost figures.
+int runModelOnly(const Options &o) {
+  Schedule s = loadSchedule(o.schedule);
+  printProgram(s);
+  TimingModel model(s, /*traceSystems=*/0);
+  nlohmann::json steps = nlohmann::json::array();
+  StepTiming t;
+  for (int64_t i = 0; i < o.steps.value_or(2); ++i) {
+    t = model.simulateStep();
+    std::printf("step %lld (modeled)  %s\n", static_cast<long long>(i), timingLine(t).c_str());
+    nlohmann::json j = timingJson(t);
+    j["step"] = i;
+    steps.push_back(j);
+  }
+  std::printf("summary: modeled step %s  %.1f samples/s modeled  peak sram/PE %s\n",
+              fmtTime(t.timeS).c_str(), t.timeS > 0 ? s.globalBatch / t.timeS : 0.0,
+              fmtBytes(t.peakSramPerPeBytes).c_str());
+  if (!o.report.empty())
+    writeJson(o.report, {{"schedule", o.schedule},
+                         {"kind", s.isTraining() ? "train" : "inference"},
+                         {"systems", s.systems},
+                         {"global_batch", s.globalBatch},
+                         {"steps", steps}});
+  return 0;
+}
+
 int run(const Options &o) {
   using Clock = std::chrono::steady_clock;
+  if (o.modelOnly)
+    return runModelOnly(o);
   if (o.threads && !setNumThreads(*o.threads))
     std::cerr << "wsc-run: warning: the BLAS library does not support --threads\n";
 
