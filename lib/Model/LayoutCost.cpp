@@ -1,0 +1,638 @@
+//===- LayoutCost.cpp - choosing each kernel's data layout ----------------===//
+
+#include "wsc/Model/LayoutCost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace wsc::model {
+
+namespace {
+
+bool contains(const std::vector<std::string> &list, const std::string &name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+std::string names(const std::vector<std::string> &list) {
+  std::string text = "[";
+  for (size_t i = 0; i < list.size(); ++i)
+    text += (i ? "," : "") + list[i];
+  return text + "]";
+}
+
+std::string cyclesText(double cycles) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.0f", cycles);
+  return buffer;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (int64_t e : shape)
+    text += (text.empty() ? "" : ",") + std::to_string(e);
+  return "[" + text + "]";
+}
+
+std::vector<int64_t> iterationSizes(const KernelDesc &kernel) {
+  std::vector<int64_t> sizes;
+  for (const IterDim &d : kernel.dims)
+    sizes.push_back(d.size);
+  return sizes;
+}
+
+/// Batch factors for Figure 16: divisors of the batch in [2, columns]; for
+/// batches with many divisors, the powers of two and the batch itself.
+std::vector<int64_t> batchFactors(int64_t batch, int64_t columns) {
+  std::vector<int64_t> all, powers;
+  for (int64_t k = 2; k <= std::min(batch, columns); ++k)
+    if (batch % k == 0) {
+      all.push_back(k);
+      if ((k & (k - 1)) == 0 || k == batch)
+        powers.push_back(k);
+    }
+  return all.size() > 12 ? powers : all;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+const IterDim *KernelDesc::dim(const std::string &dimName) const {
+  for (const IterDim &d : dims)
+    if (d.name == dimName)
+      return &d;
+  return nullptr;
+}
+
+std::vector<int64_t> KernelDesc::shapeOf(const TensorUse &tensor) const {
+  std::vector<int64_t> shape;
+  for (const std::string &dimName : tensor.dims)
+    shape.push_back(dim(dimName) ? dim(dimName)->size : 1);
+  return shape;
+}
+
+namespace {
+
+/// The batch and sequence dims of a builder: [b] or [b, s].
+std::vector<IterDim> tokenDims(int64_t batch, int64_t seq) {
+  std::vector<IterDim> dims{{"b", batch, DimRole::Batch}};
+  if (seq > 0)
+    dims.push_back({"s", seq, DimRole::Sequence});
+  return dims;
+}
+
+std::vector<std::string> tokenNames(int64_t seq, std::vector<std::string> tail) {
+  std::vector<std::string> dims{"b"};
+  if (seq > 0)
+    dims.push_back("s");
+  dims.insert(dims.end(), tail.begin(), tail.end());
+  return dims;
+}
+
+} // namespace
+
+KernelDesc linearForward(const std::string &name, int64_t batch, int64_t seq, int64_t in,
+                         int64_t out, int64_t elementBytes) {
+  KernelDesc k;
+  k.name = name;
+  k.kind = KernelKind::Linear;
+  k.dims = tokenDims(batch, seq);
+  k.dims.push_back({"h1", out, DimRole::Feature});
+  k.dims.push_back({"h0", in, DimRole::Feature, /*reduced=*/true});
+  k.operands = {{"x", tokenNames(seq, {"h0"}), elementBytes},
+                {"w", {"h1", "h0"}, elementBytes, /*streamed=*/true}};
+  k.results = {{"y", tokenNames(seq, {"h1"}), elementBytes}};
+  k.scatter = {{"h1", "h0"}};
+  return k;
+}
+
+KernelDesc linearBackwardData(const std::string &name, int64_t batch, int64_t seq,
+                              int64_t in, int64_t out, int64_t elementBytes) {
+  KernelDesc k;
+  k.name = name;
+  k.kind = KernelKind::Linear;
+  k.dims = tokenDims(batch, seq);
+  k.dims.push_back({"h0", in, DimRole::Feature});
+  k.dims.push_back({"h1", out, DimRole::Feature, /*reduced=*/true});
+  k.operands = {{"dy", tokenNames(seq, {"h1"}), elementBytes},
+                {"w", {"h1", "h0"}, elementBytes, /*streamed=*/true}};
+  k.results = {{"dx", tokenNames(seq, {"h0"}), elementBytes}};
+  k.scatter = {{"h0", "h1"}};
+  return k;
+}
+
+KernelDesc linearBackwardWeight(const std::string &name, int64_t batch, int64_t seq,
+                                int64_t in, int64_t out, int64_t elementBytes) {
+  KernelDesc k;
+  k.name = name;
+  k.kind = KernelKind::Linear;
+  k.dims = tokenDims(batch, seq);
+  for (IterDim &d : k.dims)
+    d.reduced = true;
+  k.dims.push_back({"h1", out, DimRole::Feature});
+  k.dims.push_back({"h0", in, DimRole::Feature});
+  k.operands = {{"x", tokenNames(seq, {"h0"}), elementBytes},
+                {"dy", tokenNames(seq, {"h1"}), elementBytes, /*streamed=*/true}};
+  // Gradients stream out in FP32 (white paper 5.3).
+  k.results = {{"dw", {"h1", "h0"}, 4, /*streamed=*/true}};
+  return k;
+}
+
+KernelDesc attentionScores(const std::string &name, int64_t batch, int64_t heads,
+                           int64_t seq, int64_t headDim, int64_t elementBytes) {
+  KernelDesc k;
+  k.name = name;
+  k.kind = KernelKind::BatchedMatmul;
+  k.dims = {{"b", batch, DimRole::Batch},  {"a", heads, DimRole::Heads},
+            {"s", seq, DimRole::Sequence}, {"t", seq, DimRole::Sequence},
+            {"e", headDim, DimRole::Feature, /*reduced=*/true}};
+  // The keys pass along the rows like a weight, so no PE stores them all.
+  k.operands = {{"q", {"b", "a", "s", "e"}, elementBytes},
+                {"k", {"b", "a", "t", "e"}, elementBytes, /*streamed=*/true}};
+  k.results = {{"scores", {"b", "a", "s", "t"}, elementBytes}};
+  return k;
+}
+
+KernelDesc conv2dForward(const std::string &name, int64_t batch, int64_t in, int64_t out,
+                         int64_t height, int64_t width, int64_t kernel,
+                         int64_t elementBytes) {
+  KernelDesc k;
+  k.name = name;
+  k.kind = KernelKind::Conv2d;
+  k.dims = {{"n", batch, DimRole::Batch},
+            {"co", out, DimRole::Channel},
+            {"ci", in, DimRole::Channel, /*reduced=*/true},
+            {"h", height, DimRole::Spatial, false, kernel - 1},
+            {"w", width, DimRole::Spatial, false, kernel - 1},
+            {"kh", kernel, DimRole::Window, /*reduced=*/true},
+            {"kw", kernel, DimRole::Window, /*reduced=*/true}};
+  k.operands = {{"x", {"n", "ci", "h", "w"}, elementBytes},
+                {"wt", {"co", "ci", "kh", "kw"}, elementBytes, /*streamed=*/true}};
+  k.results = {{"y", {"n", "co", "h", "w"}, elementBytes}};
+  k.scatter = {{"co", "ci"}};
+  return k;
+}
+
+KernelDesc elementwise(const std::string &name, int64_t batch, int64_t seq, int64_t hidden,
+                       int64_t ops, int64_t elementBytes) {
+  KernelDesc k;
+  k.name = name;
+  k.kind = KernelKind::Elementwise;
+  k.dims = tokenDims(batch, seq);
+  k.dims.push_back({"h", hidden, DimRole::Feature});
+  k.operands = {{"x", tokenNames(seq, {"h"}), elementBytes}};
+  k.results = {{"y", tokenNames(seq, {"h"}), elementBytes}};
+  k.opsPerPoint = ops;
+  return k;
+}
+
+KernelDesc layerNorm(const std::string &name, int64_t batch, int64_t seq, int64_t hidden,
+                     int64_t elementBytes) {
+  KernelDesc k = elementwise(name, batch, seq, hidden, 1, elementBytes);
+  k.kind = KernelKind::Normalization;
+  k.dims.back().reduced = true;
+  // Sum and sum of squares, then subtract, scale by 1/std, gamma, beta.
+  k.opsPerPoint = 6;
+  k.reducedValues = 2;
+  return k;
+}
+
+//===----------------------------------------------------------------------===//
+// Candidates
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Builds candidates over one kernel's iteration space.
+class CandidateBuilder {
+public:
+  CandidateBuilder(const KernelDesc &kernel, const LayoutContext &context)
+      : kernel(kernel), context(context) {}
+
+  std::vector<Candidate> build() {
+    std::vector<std::string> batch = withRole(DimRole::Batch, 1);
+    std::vector<std::string> seq = withRole(DimRole::Sequence, 1);
+    std::vector<std::string> tokens = batch;
+    tokens.insert(tokens.end(), seq.begin(), seq.end());
+    std::vector<std::string> features = activationFeatures();
+
+    if (kernel.kind == KernelKind::Conv2d) {
+      std::vector<std::string> spatial = withRole(DimRole::Spatial, 2);
+      if (spatial.size() == 2) // Figure 26: width over x, batch x height over y
+        add("fig26", {spatial[1]}, concat(batch, {spatial[0]}));
+      std::vector<std::string> channels = reducedWithRole(DimRole::Channel);
+      if (!channels.empty()) // Figure 15's rule with channels as features
+        add("channels", channels, concat(batch, spatial));
+    } else {
+      if (!features.empty())
+        add("fig15", features, tokens);
+      if (!batch.empty()) {
+        const std::string &b = batch[0];
+        for (int64_t k : batchFactors(kernel.dim(b)->size, context.pesX())) {
+          std::string tag = b + ":" + std::to_string(k);
+          bool whole = k == kernel.dim(b)->size; // all of the batch on x
+          std::string onX = whole ? b : outerFactor(b);
+          std::vector<std::string> onY = whole ? seq : concat({innerFactor(b)}, seq);
+          if (!features.empty())
+            add("fig16 " + tag, concat({onX}, features), onY, whole ? 0 : k);
+          add("tokens " + tag, {onX}, onY, whole ? 0 : k);
+        }
+      }
+      std::vector<std::string> heads = withRole(DimRole::Heads, 1);
+      if (!heads.empty()) {
+        add("heads", heads, tokens);
+        if (!features.empty())
+          add("heads+features", concat(heads, features), tokens);
+        // Attention: key positions (a second sequence dim) beside the heads.
+        std::vector<std::string> positions = withRole(DimRole::Sequence, 2);
+        if (positions.size() == 2)
+          add("heads+keys", concat(heads, {positions[1]}), tokens);
+      }
+    }
+    if (tried == 0) // no roles to go by: every PE holds everything
+      add("replicated", {}, {});
+    return result;
+  }
+
+private:
+  const KernelDesc &kernel;
+  const LayoutContext &context;
+  std::vector<Candidate> result;
+  int tried = 0;
+
+  static std::vector<std::string> concat(std::vector<std::string> a,
+                                         const std::vector<std::string> &b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  }
+
+  std::vector<std::string> withRole(DimRole role, size_t limit) const {
+    std::vector<std::string> found;
+    for (const IterDim &d : kernel.dims)
+      if (d.role == role && found.size() < limit)
+        found.push_back(d.name);
+    return found;
+  }
+
+  std::vector<std::string> reducedWithRole(DimRole role) const {
+    std::vector<std::string> found;
+    for (const IterDim &d : kernel.dims)
+      if (d.role == role && d.reduced)
+        found.push_back(d.name);
+    return found;
+  }
+
+  /// The feature dims of the first resident operand (the input activation):
+  /// H0 forward, H1 for the activation gradient, H0 for the weight gradient.
+  std::vector<std::string> activationFeatures() const {
+    for (const TensorUse &t : kernel.operands) {
+      if (t.streamed)
+        continue;
+      std::vector<std::string> found;
+      for (const std::string &name : t.dims)
+        if (kernel.dim(name) && kernel.dim(name)->role == DimRole::Feature)
+          found.push_back(name);
+      return found;
+    }
+    return {};
+  }
+
+  void add(std::string label, std::vector<std::string> x, std::vector<std::string> y,
+           int64_t batchSplit = 0) {
+    ++tried;
+    Candidate c;
+    c.label = std::move(label);
+    for (const IterDim &d : kernel.dims)
+      c.mapping.dims.push_back(d.name);
+    if (batchSplit > 0)
+      c.mapping.splits.push_back({withRole(DimRole::Batch, 1)[0], batchSplit});
+    c.mapping.x = std::move(x);
+    c.mapping.y = std::move(y);
+    c.mapping.pesX = context.pesX();
+    c.mapping.pesY = context.pesY();
+    // Mark it exact when every dim divides; else the context's rule.
+    c.mapping.tiling = Tiling::Exact;
+    if (!allExact(c.mapping)) {
+      if (context.tiling == Tiling::Exact)
+        return;
+      c.mapping.tiling = context.tiling;
+    }
+    result.push_back(std::move(c));
+  }
+
+  bool allExact(const Layout &mapping) const {
+    if (!verify(mapping, iterationSizes(kernel), 1, 0).empty())
+      return false;
+    for (const auto *list : {&kernel.operands, &kernel.results})
+      for (const TensorUse &t : *list) {
+        Layout l = tensorLayout(kernel, mapping, t, list == &kernel.results);
+        if (!verify(l, kernel.shapeOf(t), t.elementBytes, 0).empty())
+          return false;
+      }
+    return true;
+  }
+};
+
+} // namespace
+
+std::vector<Candidate> candidates(const KernelDesc &kernel, const LayoutContext &context) {
+  return CandidateBuilder(kernel, context).build();
+}
+
+Layout tensorLayout(const KernelDesc &kernel, const Layout &mapping, const TensorUse &tensor,
+                    bool isResult) {
+  TileInfo space = tileOf(mapping, iterationSizes(kernel), 1);
+  Layout layout;
+  layout.dims = tensor.dims;
+  for (const DimSplit &s : mapping.splits)
+    if (contains(tensor.dims, s.dim))
+      layout.splits.push_back(s);
+  layout.tiling = mapping.tiling;
+  auto mapped = [&](const std::string &dim) {
+    for (const auto *axis : {&mapping.x, &mapping.y})
+      for (const std::string &name : *axis)
+        if (baseDim(name) == dim)
+          return true;
+    return false;
+  };
+  for (bool isX : {true, false}) {
+    std::vector<std::string> &axis = isX ? layout.x : layout.y;
+    int64_t pes = 1;
+    for (const AxisShare &share : isX ? space.xShares : space.yShares) {
+      std::string base = baseDim(share.dim);
+      if (contains(tensor.dims, base)) {
+        axis.push_back(share.dim);
+        pes *= share.pes;
+        continue;
+      }
+      if (!isResult)
+        continue;
+      for (const auto &[resultDim, contracted] : kernel.scatter)
+        if (contracted == base && contains(tensor.dims, resultDim) && !mapped(resultDim) &&
+            kernel.dim(resultDim)) {
+          axis.push_back(resultDim);
+          pes *= std::min(kernel.dim(resultDim)->size, share.pes);
+        }
+    }
+    // An axis without the tensor's dims holds a copy on every PE along it.
+    (isX ? layout.pesX : layout.pesY) =
+        axis.empty() ? (isX ? mapping.pesX : mapping.pesY) : pes;
+  }
+  return layout;
+}
+
+//===----------------------------------------------------------------------===//
+// Cost
+//===----------------------------------------------------------------------===//
+
+Evaluation evaluate(const KernelDesc &kernel, const Candidate &candidate,
+                    const LayoutContext &context) {
+  const TargetSpec &target = context.target;
+  const double linkBytes = double(target.fabricBytesPerCycle);
+  const Layout &mapping = candidate.mapping;
+  TileInfo space = tileOf(mapping, iterationSizes(kernel), 1);
+
+  Evaluation eval;
+  eval.candidate = candidate;
+  eval.sramBytes = context.reservedSramBytes;
+  auto place = [&](const TensorUse &t, bool isResult) {
+    TensorPlacement p;
+    p.name = t.name;
+    p.layout = tensorLayout(kernel, mapping, t, isResult);
+    p.tile = tileOf(p.layout, kernel.shapeOf(t), t.elementBytes);
+    p.streamed = t.streamed;
+    if (!t.streamed)
+      eval.sramBytes += p.tile.bytes;
+    return p;
+  };
+  for (const TensorUse &t : kernel.operands)
+    eval.operands.push_back(place(t, false));
+  for (const TensorUse &t : kernel.results)
+    eval.results.push_back(place(t, true));
+  eval.fits = eval.sramBytes <= target.sramPerPe;
+
+  KernelCycles &cycles = eval.cycles;
+  cycles.compute = std::ceil(double(space.elements) * double(kernel.opsPerPoint) /
+                             double(target.fmacsPerPe));
+
+  // Reductions: partial results over the reduced dims split along an axis
+  // travel a ring of those PEs; a reduce-scatter (the result lands spread)
+  // moves them once, an all-reduce (the result is needed everywhere) twice.
+  int64_t partial = kernel.reducedValues;
+  for (size_t i = 0; i < kernel.dims.size(); ++i)
+    if (!kernel.dims[i].reduced)
+      partial *= space.shape[i];
+  bool resultsLeave = std::all_of(kernel.results.begin(), kernel.results.end(),
+                                  [](const TensorUse &t) { return t.streamed; });
+  int64_t resultBytes = kernel.results.empty() ? 4 : kernel.results[0].elementBytes;
+  for (const auto *shares : {&space.xShares, &space.yShares}) {
+    int64_t ring = 1;
+    bool scatters = false;
+    for (const AxisShare &s : *shares) {
+      std::string base = baseDim(s.dim);
+      const IterDim *d = kernel.dim(base);
+      if (!d || !d->reduced)
+        continue;
+      ring *= s.pes;
+      for (const auto &pair : kernel.scatter)
+        scatters |= pair.second == base;
+    }
+    if (ring > 1) {
+      double passes = scatters || resultsLeave ? 1 : 2;
+      cycles.reduce += passes * double(partial * resultBytes) / linkBytes + double(ring);
+    }
+  }
+
+  // Streamed tensors: each PE's piece crosses its link; the multicast spans
+  // the axes the tensor is replicated along.
+  for (const auto *list : {&eval.operands, &eval.results})
+    for (const TensorPlacement &p : *list) {
+      if (!p.streamed)
+        continue;
+      double hops = (p.layout.x.empty() ? space.pesX : 0) + (p.layout.y.empty() ? space.pesY : 0);
+      cycles.broadcast += double(p.tile.bytes) / linkBytes + hops;
+    }
+
+  // Halos: a split spatial dim needs `halo` neighbour slices of each
+  // resident operand holding it.
+  for (const auto *shares : {&space.xShares, &space.yShares})
+    for (const AxisShare &s : *shares) {
+      const IterDim *d = kernel.dim(baseDim(s.dim));
+      if (!d || d->halo <= 0 || s.pes <= 1)
+        continue;
+      for (size_t i = 0; i < kernel.operands.size(); ++i) {
+        const TensorUse &t = kernel.operands[i];
+        auto at = std::find(t.dims.begin(), t.dims.end(), d->name);
+        if (t.streamed || at == t.dims.end())
+          continue;
+        const TileInfo &tile = eval.operands[i].tile;
+        int64_t slice = tile.elements / tile.shape[at - t.dims.begin()];
+        cycles.halo += double(d->halo * slice * t.elementBytes) / linkBytes + 1;
+      }
+    }
+  return eval;
+}
+
+double conversionCycles(const std::vector<int64_t> &shape, int64_t elementBytes,
+                        const Layout &from, const Layout &to, const TargetSpec &target) {
+  if (from.dims.size() != to.dims.size() || shape.size() != to.dims.size())
+    return std::numeric_limits<double>::infinity();
+  Layout source = from.renamed(to.dims);
+  TileInfo a = tileOf(source, shape, elementBytes);
+  TileInfo b = tileOf(to, shape, elementBytes);
+  const double linkBytes = double(target.fabricBytesPerCycle);
+  double cycles = 0;
+  for (bool isX : {true, false}) {
+    const std::vector<AxisShare> &was = isX ? a.xShares : a.yShares;
+    const std::vector<AxisShare> &now = isX ? b.xShares : b.yShares;
+    if (was == now)
+      continue;
+    double pes = double(std::max(isX ? a.pesX : a.pesY, isX ? b.pesX : b.pesY));
+    if (now.empty()) // all-gather: each PE collects the whole extent
+      cycles += double(b.bytes) / linkBytes + pes;
+    else if (!was.empty()) // all-to-all along a line: a quarter crosses the middle link
+      cycles += pes / 4 * double(std::max(a.bytes, b.bytes)) / linkBytes + pes;
+    // else: every PE already holds what it needs; it keeps a slice.
+  }
+  return cycles;
+}
+
+//===----------------------------------------------------------------------===//
+// Choice
+//===----------------------------------------------------------------------===//
+
+std::string KernelReport::str() const {
+  const Layout &m = chosen.candidate.mapping;
+  const KernelCycles &c = chosen.cycles;
+  std::string text = kernel + ": " + chosen.candidate.label + " x=" + names(m.x) +
+                     " y=" + names(m.y) + " on " + std::to_string(m.pesX) + "x" +
+                     std::to_string(m.pesY) + " PEs, " + cyclesText(c.total()) +
+                     " cycles (compute " + cyclesText(c.compute) + ", reduce " +
+                     cyclesText(c.reduce) + ", broadcast " + cyclesText(c.broadcast) +
+                     ", halo " + cyclesText(c.halo) + "), SRAM " +
+                     std::to_string(chosen.sramBytes) + " B/PE";
+  if (conversionCycles > 0)
+    text += ", after a conversion of " + cyclesText(conversionCycles) + " cycles";
+  text += "\n";
+  for (const auto *list : {&chosen.operands, &chosen.results})
+    for (const TensorPlacement &p : *list) {
+      text += "  " + p.name + ": " + p.layout.str() + ", tile " + shapeText(p.tile.shape) + " " +
+              std::to_string(p.tile.bytes) + " B" + (p.streamed ? " (streamed)" : "") + "\n";
+    }
+  return text;
+}
+
+std::string LayoutPlan::str() const {
+  if (!feasible)
+    return "infeasible: " + error + "\n";
+  std::string text;
+  for (const KernelReport &k : kernels)
+    text += k.str();
+  return text + "total " + cyclesText(totalCycles) + " cycles\n";
+}
+
+LayoutPlan chooseLayout(const KernelDesc &kernel, const LayoutContext &context) {
+  return chooseLayouts({kernel}, context);
+}
+
+LayoutPlan chooseLayouts(const std::vector<KernelDesc> &chain, const LayoutContext &context) {
+  LayoutPlan plan;
+  const size_t n = chain.size();
+  std::vector<std::vector<Evaluation>> options(n);
+  for (size_t k = 0; k < n; ++k) {
+    const KernelDesc &kernel = chain[k];
+    if (k > 0) {
+      const KernelDesc &prev = chain[k - 1];
+      if (kernel.chainOperand < 0 || size_t(kernel.chainOperand) >= kernel.operands.size() ||
+          kernel.chainResult < 0 || size_t(kernel.chainResult) >= prev.results.size()) {
+        plan.error = "kernel '" + kernel.name + "': chain link out of range";
+        return plan;
+      }
+      std::vector<int64_t> in = kernel.shapeOf(kernel.operands[kernel.chainOperand]);
+      std::vector<int64_t> out = prev.shapeOf(prev.results[kernel.chainResult]);
+      if (in != out) {
+        plan.error = "kernel '" + kernel.name + "': operand #" +
+                     std::to_string(kernel.chainOperand) + " has shape " + shapeText(in) +
+                     " but '" + prev.name + "' result #" + std::to_string(kernel.chainResult) +
+                     " has shape " + shapeText(out);
+        return plan;
+      }
+    }
+    std::vector<Candidate> all = candidates(kernel, context);
+    const Evaluation *smallest = nullptr;
+    std::vector<Evaluation> evaluated;
+    for (const Candidate &c : all)
+      evaluated.push_back(evaluate(kernel, c, context));
+    for (const Evaluation &e : evaluated) {
+      if (e.fits)
+        options[k].push_back(e);
+      if (!smallest || e.sramBytes < smallest->sramBytes)
+        smallest = &e;
+    }
+    if (options[k].empty() && !smallest) {
+      plan.error = "kernel '" + kernel.name + "': no candidate layout with tiling=" +
+                   tilingName(context.tiling);
+      return plan;
+    }
+    if (options[k].empty()) {
+      int64_t reserved = context.reservedSramBytes;
+      plan.error = "kernel '" + kernel.name + "': no layout fits the " +
+                   std::to_string(context.target.sramPerPe) + "-byte PE SRAM; the smallest (" +
+                   smallest->candidate.label + ") needs " +
+                   std::to_string(smallest->sramBytes - reserved) + " bytes per PE" +
+                   (reserved ? " on top of " + std::to_string(reserved) + " reserved" : "");
+      return plan;
+    }
+  }
+
+  // best[k][c]: the cheapest chain up to kernel k ending in its option c.
+  std::vector<std::vector<double>> best(n), toPrev(n);
+  std::vector<std::vector<size_t>> prevChoice(n);
+  for (size_t k = 0; k < n; ++k) {
+    const KernelDesc &kernel = chain[k];
+    for (const Evaluation &e : options[k]) {
+      double cost = e.cycles.total(), convert = 0;
+      size_t from = 0;
+      if (k > 0) {
+        const TensorUse &in = kernel.operands[kernel.chainOperand];
+        double bestTotal = std::numeric_limits<double>::infinity();
+        for (size_t p = 0; p < options[k - 1].size(); ++p) {
+          double c = conversionCycles(kernel.shapeOf(in), in.elementBytes,
+                                      options[k - 1][p].results[kernel.chainResult].layout,
+                                      e.operands[kernel.chainOperand].layout, context.target);
+          if (best[k - 1][p] + c < bestTotal) {
+            bestTotal = best[k - 1][p] + c;
+            from = p;
+            convert = c;
+          }
+        }
+        cost += bestTotal;
+      }
+      best[k].push_back(cost);
+      toPrev[k].push_back(convert);
+      prevChoice[k].push_back(from);
+    }
+  }
+
+  if (n == 0) {
+    plan.feasible = true;
+    return plan;
+  }
+  size_t choice = std::min_element(best[n - 1].begin(), best[n - 1].end()) - best[n - 1].begin();
+  plan.totalCycles = best[n - 1][choice];
+  plan.kernels.resize(n);
+  for (size_t k = n; k-- > 0;) {
+    plan.kernels[k].kernel = chain[k].name;
+    plan.kernels[k].chosen = options[k][choice];
+    plan.kernels[k].conversionCycles = toPrev[k][choice];
+    choice = prevChoice[k][choice];
+  }
+  plan.feasible = true;
+  return plan;
+}
+
+} // namespace wsc::model
