@@ -24,7 +24,8 @@ class GPTConfig:
     # GPT-3 paper (Brown et al. 2020), Table 2.1; vocab 50257, context 2048.
     @classmethod
     def gpt3_xl(cls):
-        return cls(vocab=50257, d=2048, heads=24, seq=2048, layers=24)
+        # The paper lists 24 heads of 128, which does not tile d=2048: 16 x 128.
+        return cls(vocab=50257, d=2048, heads=16, seq=2048, layers=24)
 
     @classmethod
     def gpt3_6_7b(cls):
