@@ -78,3 +78,23 @@ def test_token_id_outside_the_table_is_an_error():
     bad[1, 3] = 64
     with pytest.raises(Exception, match="out of bounds"):
         prog.step(bad, y)
+
+
+def test_meta_model_exports_the_same_graph_without_weights():
+    from wsc import models
+    from wsc.export import export_training_step
+    config = models.GPTConfig(vocab=64, d=32, heads=2, seq=16, layers=2)
+    real = models.GPT(config)
+    meta = models.GPT(config, device="meta")
+    assert all(p.is_meta for p in meta.parameters())
+    ids = torch.randint(0, 64, (2, 16))
+    exported = [export_training_step(m, LMLoss(), torch.optim.AdamW(m.parameters()), x, x)
+                for m, x in ((real, ids), (meta, ids.to("meta")))]
+    assert exported[0] == exported[1]
+
+
+def test_gpt3_config_parameter_counts():
+    from wsc import models
+    assert models.GPTConfig.gpt3_175b().params() == 174_604_259_328
+    small = models.GPTConfig(vocab=64, d=32, heads=2, seq=16, layers=2, tied=False)
+    assert small.params() == sum(p.numel() for p in models.GPT(small).parameters())
