@@ -44,23 +44,28 @@ void forEachRun(const Shape &full, const std::vector<int64_t> &offsets,
   }
 }
 
+/// Copies between the box and the full tensor `full`, either way.
+void copyBox(uint8_t *box, uint8_t *full, const Shape &fullShape, size_t bytes,
+             const std::vector<int64_t> &offsets, const std::vector<int64_t> &sizes,
+             const std::vector<int64_t> &strides, bool intoBox) {
+  const int64_t step = strides.empty() ? 1 : strides.back();
+  forEachRun(fullShape, offsets, sizes, strides, [&](int64_t b, int64_t f, int64_t n) {
+    for (int64_t k = 0; k < (step == 1 ? 1 : n); ++k) {
+      uint8_t *boxAt = box + (b + k) * bytes, *fullAt = full + (f + k * step) * bytes;
+      const size_t len = step == 1 ? n * bytes : bytes;
+      std::memcpy(intoBox ? boxAt : fullAt, intoBox ? fullAt : boxAt, len);
+    }
+  });
+}
+
 } // namespace
 
 Tensor extractSlice(const Tensor &src, const std::vector<int64_t> &offsets,
                     const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides) {
   Tensor out = Tensor::uninitialized(src.dtype(), sizes);
-  const size_t bytes = storageBytes(src.storage());
-  const int64_t step = strides.empty() ? 1 : strides.back();
-  const uint8_t *from = static_cast<const uint8_t *>(src.rawData());
-  uint8_t *to = static_cast<uint8_t *>(out.rawData());
-  forEachRun(src.shape(), offsets, sizes, strides, [&](int64_t box, int64_t full, int64_t n) {
-    if (step == 1) {
-      std::memcpy(to + box * bytes, from + full * bytes, n * bytes);
-      return;
-    }
-    for (int64_t k = 0; k < n; ++k)
-      std::memcpy(to + (box + k) * bytes, from + (full + k * step) * bytes, bytes);
-  });
+  copyBox(static_cast<uint8_t *>(out.rawData()),
+          const_cast<uint8_t *>(static_cast<const uint8_t *>(src.rawData())), src.shape(),
+          storageBytes(src.storage()), offsets, sizes, strides, /*intoBox=*/true);
   return out;
 }
 
@@ -68,18 +73,9 @@ Tensor insertSlice(const Tensor &piece, Tensor dest, const std::vector<int64_t> 
                    const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides) {
   if (!dest.isUnique())
     dest = dest.clone();
-  const size_t bytes = storageBytes(dest.storage());
-  const int64_t step = strides.empty() ? 1 : strides.back();
-  const uint8_t *from = static_cast<const uint8_t *>(piece.rawData());
-  uint8_t *to = static_cast<uint8_t *>(dest.rawData());
-  forEachRun(dest.shape(), offsets, sizes, strides, [&](int64_t box, int64_t full, int64_t n) {
-    if (step == 1) {
-      std::memcpy(to + full * bytes, from + box * bytes, n * bytes);
-      return;
-    }
-    for (int64_t k = 0; k < n; ++k)
-      std::memcpy(to + (full + k * step) * bytes, from + (box + k) * bytes, bytes);
-  });
+  copyBox(const_cast<uint8_t *>(static_cast<const uint8_t *>(piece.rawData())),
+          static_cast<uint8_t *>(dest.rawData()), dest.shape(), storageBytes(dest.storage()),
+          offsets, sizes, strides, /*intoBox=*/false);
   return dest;
 }
 
