@@ -1,0 +1,127 @@
+//===- ToolTest.cpp - wsc-place and wsc-place --check ---------------------===//
+//
+// Exit status 0 (success), 1 (bad input or illegal solution, with a message
+// naming the file position or the kernel), 2 (usage); never a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string input(const std::string &name) {
+  return std::string(WSC_PLACEMENT_INPUTS) + "/" + name + ".kgraph";
+}
+
+class PlaceTool : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "wsc_place_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str());
+  }
+  std::string path(const std::string &name) const { return dir_ + "/" + name; }
+  void write(const std::string &name, const std::string &text) const {
+    std::ofstream(path(name)) << text;
+  }
+  Result run(const std::string &args) const {
+    const std::string out = path("stdout"), err = path("stderr");
+    int raw = std::system(
+        (std::string(WSC_PLACE_PATH) + " " + args + " >'" + out + "' 2>'" + err + "'").c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), slurp(out), slurp(err)};
+  }
+  std::string dir_;
+};
+
+TEST_F(PlaceTool, PlacesThenChecks) {
+  Result placed = run(input("tiny") + " -o " + path("sol.txt") + " --svg " + path("tiny.svg"));
+  ASSERT_EQ(placed.status, 0) << placed.err;
+  EXPECT_NE(placed.err.find("delta_t: "), std::string::npos);
+  EXPECT_NE(placed.err.find("place_seconds: "), std::string::npos);
+  EXPECT_NE(slurp(path("tiny.svg")).find("</svg>"), std::string::npos);
+  Result checked = run("--check " + input("tiny") + " " + path("sol.txt"));
+  ASSERT_EQ(checked.status, 0) << checked.err;
+  EXPECT_NE(checked.out.find("test: tiny\nkernels: 3\ndelta_t: "), std::string::npos);
+  EXPECT_NE(checked.out.find("lower_bound: "), std::string::npos);
+  EXPECT_NE(checked.out.find("delta_t/lower_bound: "), std::string::npos);
+}
+
+TEST_F(PlaceTool, SolutionOnStdoutWithoutDashO) {
+  Result r = run(input("tiny") + " --time-limit 5");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("k1 = conv( 16 16 32 64 3 3 1 1 ", 0), 0u) << r.out;
+}
+
+TEST_F(PlaceTool, CheckNamesTheOffendingKernel) {
+  // k1 at (0,0): h=w=1 c=32 k=64 is 1*1*33 rows x 192 columns > 60.
+  write("bad.txt", "k1 = conv( 16 16 32 64 3 3 1 1 1 1 32 64 )\n"
+                   "k2 = dblock( 16 16 64 1 1 1 1 1 1 1 1 )\n"
+                   "k3 = cblock( 16 16 128 1 1 1 1 1 1 1 1 1 1 )\n"
+                   "k1 : place(0 0 R0)\nk2 : place(0 0 R0)\nk3 : place(40 50 R0)\n");
+  Result r = run("--check " + input("tiny") + " " + path("bad.txt"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(path("bad.txt") + ": error: kernel k1 (conv): covers [0, 192) x [0, 33), "
+                                         "outside the 60x60 wafer"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("kernels k1 and k2 overlap"), std::string::npos) << r.err;
+  // All 1s leave k3's strided 3x3 holding 32*32*9 weights and more.
+  EXPECT_NE(r.err.find("kernel k3 (cblock): needs 40960 words per PE, above memlimit 24576"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(PlaceTool, MalformedInputsFailWithPositions) {
+  write("bad.kgraph", "(* width=60 height=60 memlimit=100 *)\nconv[1] W=4 H=4\n");
+  Result r = run(path("bad.kgraph"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path("bad.kgraph") + ":2:1: error: conv[1] lacks C, K, R, S, T, U\n");
+  write("sol.txt", "k1 = conv( 16 16 32 64 3 3 1 1 1 1 1 )\n");
+  r = run("--check " + input("tiny") + " " + path("sol.txt"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path("sol.txt") + ":1:38: error: conv takes 12 args (8 formal, 4 execution), got 11\n");
+  r = run(path("missing.kgraph"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path("missing.kgraph") + ": error: cannot read: No such file or directory\n");
+}
+
+TEST_F(PlaceTool, InfeasibleGraph) {
+  write("big.kgraph", "(* width=8 height=8 memlimit=10 *)\nconv[1] W=8 H=8 R=3 S=3 C=64 K=64 T=1 U=1\n");
+  Result r = run(path("big.kgraph"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, path("big.kgraph") +
+                       ": error: kernel k1 (conv) fits no rectangle of the 8x8 wafer within "
+                       "memlimit 10 words\n");
+}
+
+TEST_F(PlaceTool, Usage) {
+  EXPECT_EQ(run("").status, 2);
+  EXPECT_EQ(run("a b").status, 2);
+  EXPECT_EQ(run("--check a").status, 2);
+  EXPECT_EQ(run(input("tiny") + " --time-limit 0").status, 2);
+  EXPECT_EQ(run(input("tiny") + " --time-limit").status, 2);
+  EXPECT_EQ(run(input("tiny") + " --frobnicate").status, 2);
+  Result r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("usage: wsc-place"), std::string::npos);
+}
+
+} // namespace
