@@ -384,7 +384,7 @@ def test_rejects_frozen_parameters():
 
 @pytest.mark.parametrize("inputs,error,match", [
     (torch.randn(2, 4, dtype=torch.float64), TypeError, "example_inputs\\[0\\] has dtype float64"),
-    (torch.ones(2, 4, dtype=torch.int64), TypeError, "example_inputs\\[0\\] has dtype int64"),
+    (torch.ones(2, 4, dtype=torch.int32), TypeError, "example_inputs\\[0\\] has dtype int32"),
     ([[1.0, 2.0]], TypeError, "must be a tensor or a non-empty tuple of tensors"),
     (torch.tensor(1.0), ValueError, "batch dimension"),
 ])
