@@ -224,5 +224,19 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
                                             : "a tensor would need two different batch "
                                               "dims; wsc shards the batch along a single dim");
   } while (solver.changed);
+  // Results are gathered from the systems by concatenating along the batch
+  // dim, which is only right when nothing is merged outside the batch.
+  auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, value] : llvm::enumerate(returnOp.getOperands())) {
+    std::optional<int64_t> dim = result.lookup(value);
+    if (!dim || !result.globalBatch)
+      continue;
+    const int64_t size = llvm::cast<RankedTensorType>(value.getType()).getDimSize(*dim);
+    if (size != result.globalBatch * solver.innerOf(value))
+      return returnOp.emitOpError("result #")
+             << i << " merges other data outside its batch in dim " << *dim
+             << "; the systems' shards cannot be concatenated. Make the batch the "
+                "outermost part of that dim (e.g. transpose it first)";
+  }
   return result;
 }

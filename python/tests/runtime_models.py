@@ -8,6 +8,8 @@ The torch references take the same weights and data and model what the
 cluster does: weights are rounded to the stream dtype for every use.
 """
 
+import numpy as np
+
 from schedule_builder import ScheduleBuilder, dim, identity_map
 
 PES = 850000
@@ -267,3 +269,36 @@ def torch_mlp_ce(layers):
         x, labels = inputs
         return F.cross_entropy(torch_mlp_logits(w, x, layers), labels)
     return fn
+
+
+def embedding_slices(batch=4, seq=3, vocab=6, d=5, systems=2):
+    """Inference: gather rows of a table by token id (tensor.extract in the
+    region), keep columns 1 and 3 (a strided extract_slice), write them into
+    columns 0 and 2 of a zero tensor (a strided insert_slice)."""
+    sb = ScheduleBuilder("inference", systems, batch)
+    sb.param("emb.weight", [vocab, d], sgd(lr=0.0))
+    ids = sb.input("ids", [batch, seq], dtype="i64", sram=0)
+    table = sb.weight_stream("emb.weight")
+
+    def body(k, ids, table):
+        rows = k.empty([batch, seq, d], batch_dim=0)
+
+        def gather(r, i, out):
+            row = r.cast("arith.index_cast", i, "index")
+            r.yield_(r.extract(table, row, r.index(2)))
+
+        g = k.generic([ids], [rows], [[dim(0), dim(1)], identity_map(3)],
+                      ["parallel"] * 3, gather)
+        cols = k.extract_slice(g, [0, 0, 1], [batch, seq, 2], [1, 1, 2], batch_dim=0)
+        zeros = k.fill(0.0, [batch, seq, 3], batch_dim=0)
+        return k.insert_slice(cols, zeros, [0, 0, 0], [batch, seq, 2], [1, 1, 2])
+
+    out = sb.kernel("emb.fwd", "emb", "forward", [ids, table], body, sram=0)
+    sb.output("out", out)
+    return sb
+
+
+def numpy_embedding_slices(table, ids):
+    out = np.zeros(ids.shape + (3,), np.float32)
+    out[..., 0::2] = table[ids][..., 1::2][..., :2]
+    return out

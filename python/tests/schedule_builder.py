@@ -75,6 +75,10 @@ class Region:
             return self._op(prefix + name, operands, self.dtype(operands[0]))
         return build
 
+    def extract(self, tensor, *indices):
+        """tensor.extract from a kernel-body tensor (a gather)."""
+        return self._op("tensor.extract", [tensor] + list(indices), self.dtype(tensor))
+
     def yield_(self, *vals):
         self.yields = list(vals)
 
@@ -107,6 +111,19 @@ class Body:
         r = self.sb.value(shape, self.spec(x)["dtype"], batch_dim)
         self.ops.append({"op": "tensor." + kind + "_shape", "operands": [x], "results": [r],
                          "reassociation": reassociation})
+        return r
+
+    def extract_slice(self, x, offsets, sizes, strides, shape=None, batch_dim=None):
+        """``shape`` defaults to ``sizes`` (give it to drop unit dims)."""
+        r = self.sb.value(shape if shape is not None else sizes, self.spec(x)["dtype"], batch_dim)
+        self.ops.append({"op": "tensor.extract_slice", "operands": [x], "results": [r],
+                         "offsets": offsets, "sizes": sizes, "strides": strides})
+        return r
+
+    def insert_slice(self, piece, dest, offsets, sizes, strides):
+        r = self.sb.clone_value(dest)
+        self.ops.append({"op": "tensor.insert_slice", "operands": [piece, dest], "results": [r],
+                         "offsets": offsets, "sizes": sizes, "strides": strides})
         return r
 
     def generic(self, ins, outs, maps, iterators, build, name="linalg.generic"):

@@ -217,3 +217,24 @@ def test_wsc_run_cli_matches_binding(tmp_path):
     losses = [s.step([x[i % 2], t[i % 2]]) for i in range(3)]
     assert [st["loss"] for st in report["steps"]] == pytest.approx(losses, rel=1e-6)
     assert "summary: 3 steps" in out.stdout
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+def test_gather_and_strided_slices_match_numpy(systems):
+    rng = np.random.default_rng(5)
+    table = rng.standard_normal((6, 5)).astype(np.float32)
+    ids = rng.integers(0, 6, (4, 3)).astype(np.int64)
+    s = rt.Session(M.embedding_slices(systems=systems).dumps())
+    s.load_weights({"emb.weight": table})
+    (out,) = s.infer([ids])
+    np.testing.assert_array_equal(out, M.numpy_embedding_slices(table, ids))
+
+
+@pytest.mark.parametrize("bad", [6, -1])
+def test_gather_index_out_of_range_is_an_error(bad):
+    s = rt.Session(M.embedding_slices().dumps())
+    s.load_weights({"emb.weight": np.zeros((6, 5), np.float32)})
+    ids = np.zeros((4, 3), np.int64)
+    ids[2, 1] = bad
+    with pytest.raises(rt.Error, match=f"tensor.extract index {bad} is out of bounds for dim 0"):
+        s.infer([ids])

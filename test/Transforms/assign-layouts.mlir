@@ -67,3 +67,37 @@ func.func @scalar_input(%x: f32 {wsc.input = 0 : i64}) -> f32 {
 func.func @two_batches(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %y: tensor<5xi64> {wsc.label = 0 : i64}) -> tensor<4x2xf32> {
   return %x : tensor<4x2xf32>
 }
+
+// -----
+
+// [batch, 3] merged into 12 elements and split as [6, 2] would put half a
+// sample's elements in each of two dims.
+func.func @split_batch(%x: tensor<4x3xf32> {wsc.input = 0 : i64}) -> tensor<6x2xf32> {
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<4x3xf32> into tensor<12xf32>
+  // expected-error @+1 {{a reshape splits the batch dim across two dims}}
+  %e = tensor.expand_shape %c [[0, 1]] output_shape [6, 2] : tensor<12xf32> into tensor<6x2xf32>
+  return %e : tensor<6x2xf32>
+}
+
+// -----
+
+// [seq, batch] merged into one dim is fine inside the program, but a result
+// is gathered from the systems by concatenation along its batch dim.
+func.func @merged_result(%x: tensor<4x3xf32> {wsc.input = 0 : i64}) -> tensor<12xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %t = linalg.transpose ins(%x : tensor<4x3xf32>) outs(%e : tensor<3x4xf32>) permutation = [1, 0]
+  %c = tensor.collapse_shape %t [[0, 1]] : tensor<3x4xf32> into tensor<12xf32>
+  // expected-error @+1 {{result #0 merges other data outside its batch in dim 0}}
+  return %c : tensor<12xf32>
+}
+
+// -----
+
+// A batch that stays the outermost part of its dim may leave the function.
+// CHECK-LABEL: func.func @batch_outermost_result
+// CHECK: tensor.expand_shape
+func.func @batch_outermost_result(%x: tensor<4x3xf32> {wsc.input = 0 : i64}) -> (tensor<12xf32>, tensor<4x1x3xf32>) {
+  %c = tensor.collapse_shape %x [[0, 1]] : tensor<4x3xf32> into tensor<12xf32>
+  %e = tensor.expand_shape %c [[0, 1, 2]] output_shape [4, 1, 3] : tensor<12xf32> into tensor<4x1x3xf32>
+  return %c, %e : tensor<12xf32>, tensor<4x1x3xf32>
+}

@@ -18,7 +18,10 @@ namespace mlir::wsc {
 /// The batch need not be the outermost part of its dim: reshaping
 /// [seq, batch, hidden] to [seq*batch, hidden] (nn.MultiheadAttention does)
 /// keeps dim 0 as the batch dim with `inner` = 1 element per sample inside
-/// it. A shard of such a dim is still its row-major local computation.
+/// it. A shard of such a dim is still its row-major local computation, but
+/// only a batch that is the outermost part of its dim can be concatenated
+/// over systems, so a function result with `seq` outside its batch is an
+/// error.
 class BatchDims {
 public:
   /// Fails, with a diagnostic at the offending op, when a tensor would need
@@ -33,13 +36,6 @@ public:
   }
   /// The batch size the function was exported with (0 when it has no input).
   int64_t getGlobalBatch() const { return globalBatch; }
-
-  /// Where a batch dim sits inside a merged dim: the product of the sizes
-  /// merged inside it (1 when the batch is the innermost part).
-  struct Fact {
-    int64_t dim;
-    int64_t inner;
-  };
 
 private:
   llvm::DenseMap<Value, int64_t> dims;

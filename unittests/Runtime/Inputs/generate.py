@@ -30,6 +30,7 @@ def main():
     write("mlp_ce_prefetch.json", M.mlp_ce(batch=8, dims=(16, 16, 16, 4), prefetch=True))
     write("mlp_ce_noprefetch.json", M.mlp_ce(batch=8, dims=(16, 16, 16, 4), prefetch=False))
     write("mlp_infer_s3.json", M.mlp_ce(batch=7, dims=(4, 5, 3), systems=3, kind="inference"))
+    write("embedding_slices_s2.json", M.embedding_slices())
 
 
 if __name__ == "__main__":
