@@ -47,6 +47,32 @@ class Shapes(nn.Module):
         return torch.clamp(o, -2.0, 2.0) / torch.sqrt(o.pow(2).sum(-1, keepdim=True) + 1.0)
 
 
+class Indexing(nn.Module):
+    """Embedding (with padding_idx), split, cat, tril, baddbmm, arange, select
+    and a strided slice: the indexing ops transformers use, forward and back."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(11, 6, padding_idx=0)
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, ids):
+        t = ids.shape[1]
+        x = self.emb(ids)
+        a, b = torch.split(x, [2, 4], dim=-1)
+        y = torch.cat([b, a * 2], dim=-1)
+        mask = torch.tril(torch.ones(t, t))
+        s = torch.baddbmm(mask, y, y.transpose(1, 2), beta=0.5, alpha=0.25)
+        h = self.fc((s + torch.arange(t).float()) @ y)
+        return h[:, 0] + h[:, ::2].sum(1)
+
+
+def _tokens():
+    ids = torch.randint(0, 11, (3, 5))
+    ids[0, :2] = 0  # padding tokens get no gradient
+    return nn.Sequential(Indexing()), nn.MSELoss(), ids, torch.randn(3, 6)
+
+
 def _classify(model, batch, features, classes, loss=None):
     x = torch.randn(batch, features)
     y = torch.randint(0, classes, (batch,))
@@ -91,4 +117,5 @@ CASES = {
                                            nn.Linear(6, 3)),
                              nn.MSELoss(), torch.randn(2, 5, 4), torch.randn(2, 5, 3)),
     "shapes": lambda: _regress(Shapes(), 4, 6, 6),
+    "indexing": _tokens,
 }
