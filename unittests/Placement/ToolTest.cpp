@@ -5,50 +5,22 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <gtest/gtest.h>
+#include "../ToolFixture.h"
 
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-std::string slurp(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using wsc::test::slurp;
+using Result = wsc::test::ToolResult;
 
 std::string input(const std::string &name) {
   return std::string(WSC_PLACEMENT_INPUTS) + "/" + name + ".kgraph";
 }
 
-class PlaceTool : public ::testing::Test {
+class PlaceTool : public wsc::test::ToolFixture {
 protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "wsc_place_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str());
-  }
-  std::string path(const std::string &name) const { return dir_ + "/" + name; }
-  void write(const std::string &name, const std::string &text) const {
-    std::ofstream(path(name)) << text;
-  }
-  Result run(const std::string &args) const {
-    const std::string out = path("stdout"), err = path("stderr");
-    int raw = std::system(
-        (std::string(WSC_PLACE_PATH) + " " + args + " >'" + out + "' 2>'" + err + "'").c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), slurp(out), slurp(err)};
-  }
-  std::string dir_;
+  PlaceTool() : ToolFixture(WSC_PLACE_PATH) {}
 };
 
 TEST_F(PlaceTool, PlacesThenChecks) {

@@ -48,3 +48,18 @@ TEST(Tensor, SliceAndConcat) {
 }
 
 } // namespace
+
+TEST(Tensor, ShapesMayDescribeMoreThanTheEmulatorAllocates) {
+  // GPT-3 attention scores: a legal shape for --model-only schedules...
+  const Shape scores = {1536, 96, 2048, 2048};
+  EXPECT_EQ(numElements(scores), int64_t(1536) * 96 * 2048 * 2048);
+  // ...but no tensor of it is ever allocated.
+  try {
+    Tensor::zeros(DType::F32, scores);
+    FAIL() << "allocated " << numElements(scores) << " elements";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("too large for the emulator"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(numElements({int64_t(1) << 40, int64_t(1) << 20}), Error);
+}

@@ -9,10 +9,9 @@
 #include "wsc/Runtime/SafeTensors.h"
 
 #include "TestUtil.h"
+#include "../ToolFixture.h"
 
 #include <gtest/gtest.h>
-
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -23,36 +22,12 @@ using namespace wsc::rt::test;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using wsc::test::slurp;
+using Result = wsc::test::ToolResult;
 
-std::string slurp(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class Tool : public ::testing::Test {
+class Tool : public wsc::test::ToolFixture {
 protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "wsc_tool_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str());
-  }
-  std::string path(const std::string &name) const { return dir_ + "/" + name; }
-
-  Result run(const std::string &args) const {
-    const std::string out = path("stdout"), err = path("stderr");
-    int raw = std::system((std::string(WSC_RUN_PATH) + " " + args + " >'" + out + "' 2>'" + err + "'").c_str());
-    Result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+  Tool() : ToolFixture(WSC_RUN_PATH) {}
 
   /// Weights and 2 batches of data for linear_mse_s1.json.
   void writeLinearFiles() const {
@@ -62,8 +37,6 @@ protected:
                      {{"input0", randomTensor({2, 7, 3}, 3)}, {"target0", randomTensor({2, 7, 2}, 4)}});
   }
   std::string schedule() const { return inputPath("linear_mse_s1.json"); }
-
-  std::string dir_;
 };
 
 #define EXPECT_CONTAINS(hay, needle) \
@@ -206,6 +179,27 @@ TEST_F(Tool, LabelOutOfRange) {
   EXPECT_EQ(r.err, path("d.safetensors") +
                        ": batch 1: input 'label0': label 7 at index 2 is out of range [0, 3)\n");
   EXPECT_EQ(r.out, "") << "nothing may run before the data is validated";
+}
+
+TEST_F(Tool, ModelOnlyRunsTheTimingModelWithoutWeights) {
+  Result r = run(schedule() + " --model-only --steps 3 --report " + path("r.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "step 2 (modeled)  time ");
+  EXPECT_CONTAINS(r.out, "summary: modeled step ");
+  const std::string report = slurp(path("r.json"));
+  EXPECT_CONTAINS(report, "\"time_s\"");
+  EXPECT_EQ(report.find("\"loss\""), std::string::npos); // no numerics ran
+}
+
+TEST_F(Tool, ModelOnlyRejectsNumericsFlags) {
+  writeLinearFiles();
+  Result r = run(schedule() + " --model-only --weights " + path("w.safetensors"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_CONTAINS(r.err, "--model-only takes no --weights, --data, --inputs, --trace or "
+                         "--save-weights");
+  r = run(schedule() + " --steps 2 --weights " + path("w.safetensors"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_CONTAINS(r.err, "--steps needs --data (or --model-only)");
 }
 
 } // namespace
