@@ -25,13 +25,10 @@ from wsc import models
 from wsc._tools import tool_path
 from wsc.export import export_training_step
 
-# name, config, batch in sequences (GPT-3 paper batch sizes), systems
-MODELS = [
-    ("xl", models.GPTConfig.gpt3_xl(), 512, 1),
-    ("6.7b", models.GPTConfig.gpt3_6_7b(), 1024, 4),
-    ("13b", models.GPTConfig.gpt3_13b(), 1024, 8),
-    ("175b", models.GPTConfig.gpt3_175b(), 1536, 16),
-]
+# size, config, batch in sequences (the GPT-3 paper's batch sizes), systems
+MODELS = [(size, models.GPTConfig.gpt3(size), batch, systems)
+          for size, batch, systems in [("xl", 512, 1), ("6.7b", 1024, 4), ("13b", 1024, 8),
+                                       ("175b", 1536, 16)]]
 MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
 
 

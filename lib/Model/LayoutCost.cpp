@@ -95,34 +95,35 @@ std::vector<std::string> tokenNames(int64_t seq, std::vector<std::string> tail) 
 
 } // namespace
 
-KernelDesc linearForward(const std::string &name, int64_t batch, int64_t seq, int64_t in,
-                         int64_t out, int64_t elementBytes) {
+/// A token-wise linear: `out[tokens, kept] = sum_reduced in[tokens, reduced]
+/// * w[h1, h0]`. The forward pass keeps h1 and reduces h0; the backward data
+/// pass is the same kernel with the two swapped (Fig 17).
+static KernelDesc tokenLinear(const std::string &name, int64_t batch, int64_t seq,
+                              const std::string &kept, int64_t keptSize,
+                              const std::string &reduced, int64_t reducedSize,
+                              const std::string &in, const std::string &out,
+                              int64_t elementBytes) {
   KernelDesc k;
   k.name = name;
   k.kind = KernelKind::Linear;
   k.dims = tokenDims(batch, seq);
-  k.dims.push_back({"h1", out, DimRole::Feature});
-  k.dims.push_back({"h0", in, DimRole::Feature, /*reduced=*/true});
-  k.operands = {{"x", tokenNames(seq, {"h0"}), elementBytes},
+  k.dims.push_back({kept, keptSize, DimRole::Feature});
+  k.dims.push_back({reduced, reducedSize, DimRole::Feature, /*reduced=*/true});
+  k.operands = {{in, tokenNames(seq, {reduced}), elementBytes},
                 {"w", {"h1", "h0"}, elementBytes, /*streamed=*/true}};
-  k.results = {{"y", tokenNames(seq, {"h1"}), elementBytes}};
-  k.scatter = {{"h1", "h0"}};
+  k.results = {{out, tokenNames(seq, {kept}), elementBytes}};
+  k.scatter = {{kept, reduced}};
   return k;
+}
+
+KernelDesc linearForward(const std::string &name, int64_t batch, int64_t seq, int64_t in,
+                         int64_t out, int64_t elementBytes) {
+  return tokenLinear(name, batch, seq, "h1", out, "h0", in, "x", "y", elementBytes);
 }
 
 KernelDesc linearBackwardData(const std::string &name, int64_t batch, int64_t seq,
                               int64_t in, int64_t out, int64_t elementBytes) {
-  KernelDesc k;
-  k.name = name;
-  k.kind = KernelKind::Linear;
-  k.dims = tokenDims(batch, seq);
-  k.dims.push_back({"h0", in, DimRole::Feature});
-  k.dims.push_back({"h1", out, DimRole::Feature, /*reduced=*/true});
-  k.operands = {{"dy", tokenNames(seq, {"h1"}), elementBytes},
-                {"w", {"h1", "h0"}, elementBytes, /*streamed=*/true}};
-  k.results = {{"dx", tokenNames(seq, {"h0"}), elementBytes}};
-  k.scatter = {{"h0", "h1"}};
-  return k;
+  return tokenLinear(name, batch, seq, "h0", in, "h1", out, "dy", "dx", elementBytes);
 }
 
 KernelDesc linearBackwardWeight(const std::string &name, int64_t batch, int64_t seq,

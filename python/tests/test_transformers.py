@@ -95,6 +95,8 @@ def test_meta_model_exports_the_same_graph_without_weights():
 
 def test_gpt3_config_parameter_counts():
     from wsc import models
-    assert models.GPTConfig.gpt3_175b().params() == 174_604_259_328
+    assert models.GPTConfig.gpt3("175b").params() == 174_604_259_328
+    with pytest.raises(ValueError, match="unknown GPT-3 size '1t'"):
+        models.GPTConfig.gpt3("1t")
     small = models.GPTConfig(vocab=64, d=32, heads=2, seq=16, layers=2, tied=False)
     assert small.params() == sum(p.numel() for p in models.GPT(small).parameters())

@@ -1,6 +1,6 @@
 """Reference models, buildable on the meta device for shapes-only compiles.
 
-``GPT(GPTConfig.gpt3_175b(), device="meta")`` has every parameter's shape
+``GPT(GPTConfig.gpt3("175b"), device="meta")`` has every parameter's shape
 and no storage: wsc.export traces it on fake tensors, so GPT-3-sized graphs
 compile on a laptop.
 """
@@ -12,6 +12,17 @@ import torch.nn.functional as F
 from torch import nn
 
 
+# GPT-3 paper (Brown et al. 2020), Table 2.1: size -> (d_model, heads, layers);
+# vocab 50257, context 2048. The paper lists XL with 24 heads of 128, which
+# does not tile d_model = 2048; 16 x 128 does.
+GPT3_SHAPES = {
+    "xl": (2048, 16, 24),
+    "6.7b": (4096, 32, 32),
+    "13b": (5120, 40, 40),
+    "175b": (12288, 96, 96),
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class GPTConfig:
     vocab: int = 512
@@ -21,23 +32,13 @@ class GPTConfig:
     layers: int = 2
     tied: bool = True
 
-    # GPT-3 paper (Brown et al. 2020), Table 2.1; vocab 50257, context 2048.
     @classmethod
-    def gpt3_xl(cls):
-        # The paper lists 24 heads of 128, which does not tile d=2048: 16 x 128.
-        return cls(vocab=50257, d=2048, heads=16, seq=2048, layers=24)
-
-    @classmethod
-    def gpt3_6_7b(cls):
-        return cls(vocab=50257, d=4096, heads=32, seq=2048, layers=32)
-
-    @classmethod
-    def gpt3_13b(cls):
-        return cls(vocab=50257, d=5120, heads=40, seq=2048, layers=40)
-
-    @classmethod
-    def gpt3_175b(cls):
-        return cls(vocab=50257, d=12288, heads=96, seq=2048, layers=96)
+    def gpt3(cls, size: str) -> "GPTConfig":
+        """A GPT-3 model by size: "xl", "6.7b", "13b" or "175b"."""
+        if size not in GPT3_SHAPES:
+            raise ValueError(f"unknown GPT-3 size {size!r}; expected one of {list(GPT3_SHAPES)}")
+        d, heads, layers = GPT3_SHAPES[size]
+        return cls(vocab=50257, d=d, heads=heads, seq=2048, layers=layers)
 
     def params(self) -> int:
         """Parameter count: embeddings, 12 d^2 + 13 d per block, final norm."""
