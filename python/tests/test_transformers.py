@@ -100,3 +100,15 @@ def test_gpt3_config_parameter_counts():
         models.GPTConfig.gpt3("1t")
     small = models.GPTConfig(vocab=64, d=32, heads=2, seq=16, layers=2, tied=False)
     assert small.params() == sum(p.numel() for p in models.GPT(small).parameters())
+
+
+def test_embedding_gradient_is_costed_as_a_scatter():
+    # The one-hot form loops over vocab x tokens x d; a scatter-add touches
+    # one row per token. The cost must scale with tokens x d, not the vocab.
+    torch.manual_seed(0)
+    model = GPT(layers=1, tied=False)
+    x, y = token_batches(1, 4, 64, 512)[0]
+    prog = wsc.compile(model, LMLoss(), sgd(model.parameters()), x, y, stream_dtype="f32")
+    (grad,) = [s for s in prog.schedule["steps"] if s["op"] == "kernel" and s["name"] == "tok.bwd"]
+    tokens, d, vocab = 4 * 64, 128, 512
+    assert 0 < grad["cost"]["flops"] <= 16 * tokens * d < vocab * tokens * d
