@@ -15,10 +15,6 @@ from .shapes import reshape
 aten = torch.ops.aten
 
 
-def _ints(values):
-    return "[" + ", ".join(str(int(v)) for v in values) + "]"
-
-
 def _bounds(size, start, end, step):
     """Python slice semantics on one dim: (offset, length, stride)."""
     if step is None:
@@ -30,17 +26,13 @@ def _bounds(size, start, end, step):
 
 
 def extract_slice(ctx, x: Tensor, offsets, sizes, strides, result: str = None) -> Tensor:
-    out = TensorType(tuple(sizes), x.type.elem)
     name = result or ctx.fb.fresh(ctx.node.name)
-    ctx.fb.emit(f"{name} = tensor.extract_slice {x.name}{_ints(offsets)}{_ints(sizes)}"
-                f"{_ints(strides)} : {x.type} to {out}")
-    return Tensor(name, out)
+    return Tensor(name, ctx.fb.extract_slice(name, x.name, x.type, offsets, sizes, strides))
 
 
 def insert_slice(ctx, src: Tensor, dest: Tensor, offsets, strides, result: str = None) -> Tensor:
     name = result or ctx.fb.fresh(ctx.node.name)
-    ctx.fb.emit(f"{name} = tensor.insert_slice {src.name} into {dest.name}{_ints(offsets)}"
-                f"{_ints(src.type.shape)}{_ints(strides)} : {src.type} into {dest.type}")
+    ctx.fb.insert_slice(name, src.name, src.type, dest.name, dest.type, offsets, strides)
     return Tensor(name, dest.type)
 
 
