@@ -47,24 +47,10 @@ json &gatherOp(json &doc) {
 
 json &value(json &doc, int id) { return doc["values"][id]; }
 
-std::string errorOf(const json &doc) {
-  try {
-    parseSchedule(doc.dump(), "test.json");
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-
-#define EXPECT_ERROR(doc, text)                                                    \
-  do {                                                                             \
-    std::string msg_ = errorOf(doc);                                               \
-    EXPECT_NE(msg_.find(text), std::string::npos) << "got: '" << msg_ << "'";      \
-  } while (0)
 
 TEST(SliceSchedule, FixtureParses) {
   json doc = fixture();
-  EXPECT_EQ(errorOf(doc), "");
+  EXPECT_EQ(scheduleErrorOf(doc), "");
   Schedule s = parseSchedule(doc.dump(), "test.json");
   bool sawExtract = false, sawInsert = false;
   for (const Step &st : s.steps)
@@ -81,27 +67,27 @@ TEST(SliceSchedule, RejectsMalformedSlices) {
   {
     json doc = fixture();
     bodyOp(doc, "tensor.extract_slice")["offsets"] = {0, 0};
-    EXPECT_ERROR(doc, "offsets has 2 entries for a rank-3 tensor");
+    EXPECT_SCHEDULE_ERROR(doc, "offsets has 2 entries for a rank-3 tensor");
   }
   {
     json doc = fixture();
     bodyOp(doc, "tensor.extract_slice")["strides"] = {1, 1, 0};
-    EXPECT_ERROR(doc, "value 0 out of range");
+    EXPECT_SCHEDULE_ERROR(doc, "value 0 out of range");
   }
   {
     json doc = fixture();
     bodyOp(doc, "tensor.extract_slice")["offsets"] = {0, 0, 3};
-    EXPECT_ERROR(doc, "runs past the tensor's 5");
+    EXPECT_SCHEDULE_ERROR(doc, "runs past the tensor's 5");
   }
   {
     json doc = fixture();
     value(doc, bodyOp(doc, "tensor.extract_slice")["results"][0])["dtype"] = "i64";
-    EXPECT_ERROR(doc, "mixes element types");
+    EXPECT_SCHEDULE_ERROR(doc, "mixes element types");
   }
   {
     json doc = fixture();
     value(doc, bodyOp(doc, "tensor.extract_slice")["results"][0])["shape"] = {4, 3, 1};
-    EXPECT_ERROR(doc, "do not match [4, 3, 1]");
+    EXPECT_SCHEDULE_ERROR(doc, "do not match [4, 3, 1]");
   }
   {
     // Insert 4 samples into a tensor holding 8: the batch dim is not whole.
@@ -111,17 +97,17 @@ TEST(SliceSchedule, RejectsMalformedSlices) {
     for (int id : {fill["operands"][0].get<int>(), fill["results"][0].get<int>(),
                    insert["results"][0].get<int>()})
       value(doc, id)["shape"] = {8, 3, 3};
-    EXPECT_ERROR(doc, "a slice must take the batch dim 0 whole");
+    EXPECT_SCHEDULE_ERROR(doc, "a slice must take the batch dim 0 whole");
   }
   {
     json doc = fixture();
     value(doc, bodyOp(doc, "tensor.extract_slice")["results"][0])["batch_dim"] = nullptr;
-    EXPECT_ERROR(doc, "does not line up with dim 0");
+    EXPECT_SCHEDULE_ERROR(doc, "does not line up with dim 0");
   }
   {
     json doc = fixture();
     value(doc, bodyOp(doc, "tensor.insert_slice")["results"][0])["shape"] = {4, 3, 4};
-    EXPECT_ERROR(doc, "insert_slice result must have the destination's shape");
+    EXPECT_SCHEDULE_ERROR(doc, "insert_slice result must have the destination's shape");
   }
 }
 
@@ -135,39 +121,39 @@ TEST(SliceSchedule, RejectsABatchSliceOfAnUnbatchedTensor) {
   op["sizes"] = {4, 2};
   op["strides"] = {1, 2};
   value(doc, op["results"][0])["shape"] = {4, 2};
-  EXPECT_ERROR(doc, "the slice has a batch dim but the full tensor has none");
+  EXPECT_SCHEDULE_ERROR(doc, "the slice has a batch dim but the full tensor has none");
 }
 
 TEST(SliceSchedule, RejectsMalformedGathers) {
   {
     json doc = fixture();
     gatherOp(doc)["operands"] = json::array();
-    EXPECT_ERROR(doc, "tensor.extract needs a tensor operand");
+    EXPECT_SCHEDULE_ERROR(doc, "tensor.extract needs a tensor operand");
   }
   {
     json doc = fixture();
     json &g = gatherOp(doc);
     g["operands"].erase(g["operands"].begin() + 2);
-    EXPECT_ERROR(doc, "takes 2 indices, got 1");
+    EXPECT_SCHEDULE_ERROR(doc, "takes 2 indices, got 1");
   }
   {
     json doc = fixture();
     json &g = gatherOp(doc);
     g["operands"][2] = g["operands"][1];
     value(doc, g["operands"][1])["dtype"] = "i64";
-    EXPECT_ERROR(doc, "indices must be index values");
+    EXPECT_SCHEDULE_ERROR(doc, "indices must be index values");
   }
   {
     json doc = fixture();
     value(doc, gatherOp(doc)["results"][0])["dtype"] = "i64";
-    EXPECT_ERROR(doc, "result type differs from the tensor's");
+    EXPECT_SCHEDULE_ERROR(doc, "result type differs from the tensor's");
   }
   {
     // Gather from the (batched) init tensor of the gather itself.
     json doc = fixture();
     json &g = gatherOp(doc);
     g["operands"][0] = bodyOp(doc, "tensor.empty")["results"][0];
-    EXPECT_ERROR(doc, "cannot gather from a tensor with a batch dim");
+    EXPECT_SCHEDULE_ERROR(doc, "cannot gather from a tensor with a batch dim");
   }
 }
 

@@ -9,6 +9,7 @@
 #ifndef WSC_UNITTESTS_RUNTIME_TESTUTIL_H
 #define WSC_UNITTESTS_RUNTIME_TESTUTIL_H
 
+#include "wsc/Runtime/Error.h"
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Runtime/Tensor.h"
 
@@ -211,6 +212,24 @@ inline std::string inputPath(const std::string &name) {
   return std::string(WSC_RUNTIME_TEST_INPUTS) + "/" + name;
 }
 
+/// The message parsing a schedule fails with ("" if it parses).
+inline std::string scheduleErrorOf(const std::string &text) {
+  try {
+    parseSchedule(text, "test.json");
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+inline std::string scheduleErrorOf(const json &doc) { return scheduleErrorOf(doc.dump()); }
+
 } // namespace wsc::rt::test
+
+/// Parsing `doc` (JSON or text) fails with a message containing `text`.
+#define EXPECT_SCHEDULE_ERROR(doc, text)                                           \
+  do {                                                                             \
+    std::string msg_ = ::wsc::rt::test::scheduleErrorOf(doc);                      \
+    EXPECT_NE(msg_.find(text), std::string::npos) << "got: '" << msg_ << "'";      \
+  } while (0)
 
 #endif // WSC_UNITTESTS_RUNTIME_TESTUTIL_H
