@@ -114,6 +114,10 @@ KernelPlan &KernelFormer::planFor(StringRef layer, KernelPhase phase) {
 /// or such values are "rematerialisable".
 LogicalResult KernelFormer::classifyValues() {
   for (BlockArgument arg : func.getArguments()) {
+    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.buffer"))
+      return func.emitError("buffer '")
+             << name.getValue() << "' (a wsc.buffer argument, e.g. BatchNorm running "
+             << "statistics) is not supported by wsc-opt yet";
     if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.param"))
       paramOf[arg] = name.str();
     if (func.getArgAttr(arg.getArgNumber(), "wsc.label"))

@@ -131,6 +131,14 @@ func.func @gather(%table: tensor<10x4xf32> {wsc.param = "emb.weight"}, %ids: ten
 
 // -----
 
+// Buffers are exported (docs/ExportedIR.md) but not compiled yet.
+// expected-error @+1 {{buffer 'bn.running_mean' (a wsc.buffer argument, e.g. BatchNorm running statistics) is not supported by wsc-opt yet}}
+func.func @buffer(%m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<4x2xf32>
+}
+
+// -----
+
 // Declarations are skipped; functions with control flow are rejected.
 // SPLIT-LABEL: func.func private @declared
 func.func private @declared(tensor<2xf32>) -> tensor<2xf32>
