@@ -45,7 +45,8 @@ std::string colour(double ratio) {
 
 } // namespace
 
-std::string renderSvg(const Problem &problem, const Placement &placement) {
+std::string renderSvg(const Problem &problem, const Placement &placement,
+                      const std::vector<SvgRoute> &routes) {
   const Wafer &wafer = problem.wafer;
   size_t n = std::min(problem.kernels.size(), placement.kernels.size());
   std::vector<bool> drawn(n, false);
@@ -78,16 +79,26 @@ std::string renderSvg(const Problem &problem, const Placement &placement) {
     double ratio = double(costs[i].time) / double(slowest);
     out += "<rect x=\"" + num(double(r.x)) + "\" y=\"" + num(flipY(double(r.y + r.h))) +
            "\" width=\"" + num(double(r.w)) + "\" height=\"" + num(double(r.h)) + "\" fill=\"" +
-           colour(ratio) + "\" stroke=\"#333333\" stroke-width=\"" + num(stroke) + "\"><title>" +
+           colour(ratio) + "\" stroke=\"#333333\" stroke-width=\"" + num(stroke) + "\" class=\"region\"><title>" +
            escape(problem.kernels[i].name) + ": " + kindInfo(problem.kernels[i].kind).name +
            ", time " + std::to_string(costs[i].time) + " (" + num(100 * ratio) +
-           "% of the slowest), " + std::to_string(costs[i].memory) + " words/PE</title></rect>\n";
+           "% of the slowest), " + std::to_string(costs[i].memory) +
+           " words/PE</title></rect>\n";
   }
   auto centre = [&](size_t i) {
     const Rect &r = rects[i];
     return std::make_pair(double(r.x) + double(r.w) / 2, flipY(double(r.y) + double(r.h) / 2));
   };
-  for (auto [a, b] : problem.edges) {
+  for (const SvgRoute &route : routes) {
+    std::string points;
+    for (auto [x, y] : route.points)
+      points += (points.empty() ? "" : " ") + num(double(x) + 0.5) + "," +
+                num(flipY(double(y) + 0.5));
+    out += "<polyline points=\"" + points + "\" fill=\"none\" stroke=\"#1f3f99\" stroke-width=\"" +
+           num(1.5 * stroke) + "\" stroke-opacity=\"0.7\" class=\"route\"><title>" +
+           escape(route.from) + " -&gt; " + escape(route.to) + "</title></polyline>\n";
+  }
+  for (auto [a, b] : routes.empty() ? problem.edges : decltype(problem.edges){}) {
     if (size_t(a) >= n || size_t(b) >= n || !drawn[size_t(a)] || !drawn[size_t(b)])
       continue;
     auto [x1, y1] = centre(size_t(a));
@@ -105,7 +116,8 @@ std::string renderSvg(const Problem &problem, const Placement &placement) {
     auto [x, y] = centre(i);
     out += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" font-family=\"sans-serif\" font-size=\"" +
            num(std::max(size, 0.5)) +
-           "\" text-anchor=\"middle\" dominant-baseline=\"central\">" + escape(name) + "</text>\n";
+           "\" text-anchor=\"middle\" dominant-baseline=\"central\" class=\"label\">" + escape(name) +
+           "</text>\n";
   }
   out += "</svg>\n";
   return out;

@@ -85,6 +85,27 @@ json::Array toJson(ArrayRef<int64_t> values) {
   return result;
 }
 
+/// A parameter entry of the schedule (MemoryX or resident on the wafer).
+json::Object paramJson(StringRef name, RankedTensorType type, OptimizerAttr o) {
+  json::Object opt{{"name", stringifyOptimizerKind(o.getKind()).str()},
+                   {"lr", o.getLr().convertToDouble()}};
+  if (o.getKind() == OptimizerKind::SGD) {
+    opt["momentum"] = o.getMomentum().convertToDouble();
+    opt["dampening"] = o.getDampening().convertToDouble();
+    opt["nesterov"] = o.getNesterov();
+  } else {
+    opt["beta1"] = o.getBeta1().convertToDouble();
+    opt["beta2"] = o.getBeta2().convertToDouble();
+    opt["eps"] = o.getEps().convertToDouble();
+    opt["amsgrad"] = o.getAmsgrad();
+  }
+  opt["weight_decay"] = o.getWeightDecay().convertToDouble();
+  return json::Object{{"name", name.str()},
+                      {"shape", toJson(type.getShape())},
+                      {"dtype", "f32"},
+                      {"optimizer", std::move(opt)}};
+}
+
 json::Object Emitter::describe(Value value, Attribute layout) {
   json::Object entry;
   Type type = value.getType();
@@ -404,6 +425,20 @@ FailureOr<json::Object> Emitter::emitKernel(KernelOp kernel) {
   KernelCost cost = estimateKernel(kernel, dims, localBatch, target);
   step["cost"] = json::Object{
       {"flops", cost.flops}, {"cycles", cost.cycles}, {"pes", cost.pes}};
+  if (isLayerPipelined(module)) {
+    RectAttr rect = kernel.getRectAttr();
+    KernelModelAttr model = kernel.getModelAttr();
+    if (!rect || !model)
+      return kernel.emitOpError("has no region on the wafer; layer-pipelined "
+                                "kernels are placed by wsc-place-kernels");
+    step["region"] = json::Object{{"x", rect.getX()}, {"y", rect.getY()},
+                                  {"width", rect.getW()}, {"height", rect.getH()}};
+    step["lp"] = json::Object{{"kind", model.getKind().getValue().str()},
+                              {"formal", toJson(model.getFormal())},
+                              {"exec", toJson(model.getExec())},
+                              {"cycles_per_sample", double(model.getCycles())},
+                              {"memory_words", model.getMemory()}};
+  }
   step["operands"] = std::move(operands);
   step["results"] = std::move(results);
   step["body"] = json::Object{
@@ -432,26 +467,13 @@ FailureOr<json::Object> Emitter::emit() {
   root["target"] = emitTarget();
 
   json::Array params;
-  for (auto param : module.getOps<ParamOp>()) {
-    OptimizerAttr o = param.getOptimizer();
-    json::Object opt{{"name", stringifyOptimizerKind(o.getKind()).str()},
-                     {"lr", o.getLr().convertToDouble()}};
-    if (o.getKind() == OptimizerKind::SGD) {
-      opt["momentum"] = o.getMomentum().convertToDouble();
-      opt["dampening"] = o.getDampening().convertToDouble();
-      opt["nesterov"] = o.getNesterov();
-    } else {
-      opt["beta1"] = o.getBeta1().convertToDouble();
-      opt["beta2"] = o.getBeta2().convertToDouble();
-      opt["eps"] = o.getEps().convertToDouble();
-      opt["amsgrad"] = o.getAmsgrad();
-    }
-    opt["weight_decay"] = o.getWeightDecay().convertToDouble();
-    params.push_back(json::Object{
-        {"name", param.getSymName().str()},
-        {"shape", toJson(param.getTensorType().getShape())},
-        {"dtype", "f32"},
-        {"optimizer", std::move(opt)}});
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (auto param = llvm::dyn_cast<ParamOp>(op))
+      params.push_back(paramJson(param.getSymName(), param.getTensorType(),
+                                 param.getOptimizer()));
+    else if (auto param = llvm::dyn_cast<WaferParamOp>(op))
+      params.push_back(paramJson(param.getSymName(), param.getTensorType(),
+                                 param.getOptimizer()));
   }
   root["params"] = std::move(params);
 
@@ -464,7 +486,8 @@ FailureOr<json::Object> Emitter::emit() {
     if (!isInput && !isLabel)
       return func.emitError("argument #")
              << i << " is neither a wsc.input nor a wsc.label; were all "
-             << "parameters lowered to MemoryX?";
+             << "parameters lowered (wsc-lower-weight-streaming or "
+             << "wsc-lower-layer-pipelined)?";
     if (!type || !type.hasStaticShape() || failed(dtypeName(type.getElementType())))
       return func.emitError("argument #") << i << " has unsupported type " << arg.getType();
     auto index = func.getArgAttrOfType<IntegerAttr>(i, isInput ? "wsc.input" : "wsc.label");
@@ -512,6 +535,23 @@ FailureOr<json::Object> Emitter::emit() {
           {"operand", idOf(reduce.getPartial())},
           {"order", stringifyStreamOrder(reduce.getOrder()).str()},
           {"bytes", reduce.getStream().getType().getNumBytes()}});
+    } else if (auto weights = llvm::dyn_cast<WeightOp>(op)) {
+      steps.push_back(json::Object{{"op", "weight_read"},
+                                   {"param", weights.getParam().str()},
+                                   {"result", idOf(weights.getWeights())}});
+    } else if (auto update = llvm::dyn_cast<WaferUpdateOp>(op)) {
+      steps.push_back(json::Object{{"op", "weight_update"},
+                                   {"param", update.getParam().str()},
+                                   {"operand", idOf(update.getGradient())}});
+    } else if (auto route = llvm::dyn_cast<RouteOp>(op)) {
+      layouts[route.getOutput()] = layouts.lookup(route.getInput());
+      steps.push_back(json::Object{{"op", "route"},
+                                   {"operand", idOf(route.getInput())},
+                                   {"result", idOf(route.getOutput())},
+                                   {"from", route.getFrom().str()},
+                                   {"to", route.getTo().str()},
+                                   {"hops", route.getHops()},
+                                   {"path", toJson(route.getPath())}});
     } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
       layouts[convert.getOutput()] = convert.getTo();
       auto tensor = convert.getInput().getType();
@@ -541,8 +581,9 @@ FailureOr<json::Object> Emitter::emit() {
             {"value", idOf(value)}});
       }
     } else {
-      return op.emitOpError("cannot be scheduled; expected wsc kernels, "
-                            "streams and layout conversions only");
+      return op.emitOpError("cannot be scheduled; expected wsc kernels, weight "
+                            "streams or reads, gradient streams or updates, routes "
+                            "and layout conversions only");
     }
   }
   root["outputs"] = std::move(outputs);

@@ -1,11 +1,11 @@
 //===- LowerWeightStreaming.cpp - parameters to MemoryX streams -----------===//
 
+#include "ParamLowering.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "llvm/ADT/BitVector.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "wsc-lower-weight-streaming"
@@ -20,75 +20,14 @@ using namespace mlir::wsc;
 
 namespace {
 
-/// Builds the `#wsc.optimizer` of one parameter from the module's
-/// `wsc.optimizer` dictionary and its `wsc.param_groups` overrides.
-FailureOr<OptimizerAttr> buildOptimizer(ModuleOp module, StringRef param) {
-  auto base = module->getAttrOfType<DictionaryAttr>("wsc.optimizer");
-  if (!base)
-    return module.emitError("training module has no 'wsc.optimizer' attribute");
-  NamedAttrList fields(base);
-  if (auto groups = module->getAttrOfType<DictionaryAttr>("wsc.param_groups"))
-    if (auto overrides = groups.getAs<DictionaryAttr>(param))
-      for (NamedAttribute field : overrides)
-        fields.set(field.getName(), field.getValue());
-  auto name = llvm::dyn_cast_or_null<StringAttr>(fields.get("name"));
-  std::optional<OptimizerKind> kind =
-      name ? symbolizeOptimizerKind(name.getValue()) : std::nullopt;
-  if (!kind)
-    return module.emitError("wsc.optimizer: unknown optimizer ")
-           << fields.get("name") << "; expected \"sgd\", \"adam\" or \"adamw\"";
-  double lr = 1e-3, momentum = 0, dampening = 0, beta1 = 0.9, beta2 = 0.999,
-         eps = 1e-8, weightDecay = 0;
-  bool nesterov = false, amsgrad = false;
-  for (NamedAttribute field : fields) {
-    StringRef key = field.getName().getValue();
-    if (key == "name")
-      continue;
-    double *real = llvm::StringSwitch<double *>(key)
-                       .Case("lr", &lr)
-                       .Case("momentum", &momentum)
-                       .Case("dampening", &dampening)
-                       .Case("beta1", &beta1)
-                       .Case("beta2", &beta2)
-                       .Case("eps", &eps)
-                       .Case("weight_decay", &weightDecay)
-                       .Default(nullptr);
-    bool *flag = llvm::StringSwitch<bool *>(key)
-                     .Case("nesterov", &nesterov)
-                     .Case("amsgrad", &amsgrad)
-                     .Default(nullptr);
-    if (real) {
-      auto value = llvm::dyn_cast<FloatAttr>(field.getValue());
-      if (!value)
-        return module.emitError("wsc.optimizer: '") << key << "' must be a float";
-      *real = value.getValueAsDouble();
-    } else if (flag) {
-      auto value = llvm::dyn_cast<BoolAttr>(field.getValue());
-      if (!value)
-        return module.emitError("wsc.optimizer: '") << key << "' must be true or false";
-      *flag = value.getValue();
-    } else {
-      return module.emitError("wsc.optimizer: unknown field '") << key << "'";
-    }
-  }
-  auto emitError = [&] { return module.emitError(); };
-  using llvm::APFloat;
-  if (failed(OptimizerAttr::verify(emitError, *kind, APFloat(lr), APFloat(momentum),
-                                   APFloat(dampening), nesterov, APFloat(beta1),
-                                   APFloat(beta2), APFloat(eps), amsgrad,
-                                   APFloat(weightDecay))))
-    return failure();
-  return OptimizerAttr::get(module.getContext(), *kind, APFloat(lr), APFloat(momentum),
-                            APFloat(dampening), nesterov, APFloat(beta1),
-                            APFloat(beta2), APFloat(eps), amsgrad, APFloat(weightDecay));
-}
-
 struct LowerWeightStreamingPass
     : public mlir::wsc::impl::WSCLowerWeightStreamingBase<LowerWeightStreamingPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (isLayerPipelined(module))
+      return;
     TargetAttr target = TargetAttr::lookup(module);
     StreamDType dtype = target.getWeightDtype();
     if (!streamDType.empty()) {
@@ -108,49 +47,26 @@ struct LowerWeightStreamingPass
   }
 
   LogicalResult lower(ModuleOp module, func::FuncOp func, StreamDType dtype) {
-    OpBuilder moduleBuilder(func);
-    llvm::BitVector paramArgs(func.getNumArguments());
-    bool training = llvm::any_of(llvm::seq(func.getNumResults()), [&](unsigned i) {
-      return func.getResultAttr(i, "wsc.loss") != nullptr;
-    });
-    SymbolTable symbols(module);
-    for (BlockArgument arg : func.getArguments()) {
-      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.param");
-      if (!name)
-        continue;
-      paramArgs.set(arg.getArgNumber());
-      auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
-      if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-        return func.emitError("parameter '")
-               << name.getValue() << "' must be a static f32 tensor, got "
-               << arg.getType();
-      OptimizerAttr optimizer;
-      if (training) {
-        FailureOr<OptimizerAttr> built = buildOptimizer(module, name.getValue());
-        if (failed(built))
-          return failure();
-        optimizer = *built;
-      } else {
-        // Inference: nothing is updated; a zero learning rate documents that.
-        llvm::APFloat zero(0.0);
-        optimizer = OptimizerAttr::get(module.getContext(), OptimizerKind::SGD, zero,
-                                       zero, zero, false, llvm::APFloat(0.9),
-                                       llvm::APFloat(0.999), llvm::APFloat(1e-8),
-                                       false, zero);
-      }
-      if (symbols.lookup(name.getValue()))
-        return func.emitError("parameter '") << name.getValue() << "' declared twice";
-      auto param = ParamOp::create(moduleBuilder, arg.getLoc(), moduleBuilder.getStringAttr(name.getValue()),
-                                                 TypeAttr::get(type), optimizer);
-      symbols.insert(param);
-      if (failed(streamInto(func, arg, name.getValue(), dtype)))
+    auto declare = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
+                       RankedTensorType type,
+                       OptimizerAttr optimizer) -> FailureOr<Operation *> {
+      auto param = ParamOp::create(builder, arg.getLoc(), builder.getStringAttr(name),
+                                   TypeAttr::get(type), optimizer);
+      if (failed(streamInto(func, arg, name, dtype)))
         return failure();
-    }
-    if (failed(streamGradientsOut(func)))
+      return param.getOperation();
+    };
+    auto reduceAndUpdate = [&](OpBuilder &builder, KernelOp kernel, StringRef name,
+                               Value value) -> Operation * {
+      auto streamType = StreamType::get(&getContext(), llvm::cast<RankedTensorType>(value.getType()));
+      Value reduced = ReduceOp::create(builder, kernel.getLoc(), streamType, value,
+          StreamOrderAttr::get(&getContext(), StreamOrder::RowMajor));
+      return UpdateOp::create(builder, kernel.getLoc(),
+                              FlatSymbolRefAttr::get(&getContext(), name), reduced);
+    };
+    if (failed(lowerParamArgs(module, func, declare)))
       return failure();
-    if (failed(func.eraseArguments(paramArgs)))
-      return func.emitError("could not remove the parameter arguments");
-    return success();
+    return lowerGradientResults(func, reduceAndUpdate);
   }
 
   /// Feeds parameter `arg` to every kernel using it through a MemoryX stream
@@ -206,41 +122,6 @@ struct LowerWeightStreamingPass
                                                     ArrayRef<int64_t>{1, 0});
       bodyArg.replaceAllUsesExcept(back->getResult(0), back);
     }
-    return success();
-  }
-
-  /// Replaces each gradient result by a SwarmX reduction and MemoryX update
-  /// right after the kernel that produces it.
-  LogicalResult streamGradientsOut(func::FuncOp func) {
-    auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    llvm::BitVector gradResults(func.getNumResults());
-    // Gradients leave in result order, each after the previous one of its
-    // kernel, the way MemoryX expects them (white paper 7.4).
-    DenseMap<Operation *, Operation *> lastAfter;
-    for (auto [i, value] : llvm::enumerate(returnOp.getOperands())) {
-      auto name = func.getResultAttrOfType<StringAttr>(i, "wsc.grad");
-      if (!name)
-        continue;
-      gradResults.set(i);
-      auto kernel = value.getDefiningOp<KernelOp>();
-      if (!kernel)
-        return func.emitError("gradient of '")
-               << name.getValue() << "' is not produced by a kernel";
-      Operation *&after = lastAfter[kernel];
-      if (!after)
-        after = kernel;
-      OpBuilder builder(after->getBlock(), std::next(after->getIterator()));
-      auto type = llvm::cast<RankedTensorType>(value.getType());
-      auto streamType = StreamType::get(&getContext(), type);
-      Value reduced = ReduceOp::create(builder, kernel.getLoc(), streamType, value,
-          StreamOrderAttr::get(&getContext(), StreamOrder::RowMajor));
-      after = UpdateOp::create(builder, kernel.getLoc(),
-                               FlatSymbolRefAttr::get(&getContext(), name.getValue()),
-                               reduced);
-    }
-    returnOp->eraseOperands(gradResults);
-    if (failed(func.eraseResults(gradResults)))
-      return func.emitError("could not remove the gradient results");
     return success();
   }
 };

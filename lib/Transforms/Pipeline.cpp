@@ -19,8 +19,12 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCFormKernels());
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
   pm.addPass(createWSCAssignLayouts());
+  pm.addPass(createWSCPlaceKernels(
+      WSCPlaceKernelsOptions{options.timeLimit, options.mode == "auto"}));
+  // Exactly one of the two lowerings applies, by the module's wsc.mode.
   pm.addPass(createWSCLowerWeightStreaming(
       WSCLowerWeightStreamingOptions{options.streamDType}));
+  pm.addPass(createWSCLowerLayerPipelined());
   pm.addPass(createWSCFoldTransposes());
   pm.addPass(createCanonicalizerPass());
 }

@@ -59,9 +59,10 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
           << mode << "'; expected auto, weight_streaming or layer_pipelined";
       return signalPassFailure();
     }
-    if (forced == ExecutionMode::LayerPipelined) {
-      module.emitError("layer-pipelined lowering is not implemented yet; use "
-                       "mode=weight_streaming or mode=auto");
+    TargetAttr target = TargetAttr::lookup(module);
+    if (forced == ExecutionMode::LayerPipelined && target.getSystems() > 1) {
+      module.emitError("layer-pipelined mode runs on one system, not ")
+          << target.getSystems() << "; use systems=1 or mode=weight_streaming";
       return signalPassFailure();
     }
 
@@ -74,7 +75,6 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
     FailureOr<BatchDims> dims = BatchDims::compute(func);
     if (failed(dims))
       return signalPassFailure();
-    TargetAttr target = TargetAttr::lookup(module);
     ::wsc::model::TargetSpec spec = toTargetSpec(target);
 
     double params = 0;
@@ -99,24 +99,23 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
         ::wsc::model::layerPipelinedFootprint(params, stateWords(module), stages);
     double wafer = spec.waferSramBytes();
     bool fits = fp.total() <= wafer;
-    ExecutionMode chosen = forced.value_or(
-        fits ? ExecutionMode::LayerPipelined : ExecutionMode::WeightStreaming);
+    bool oneSystem = target.getSystems() == 1;
+    ExecutionMode chosen = forced.value_or(fits && oneSystem
+                                               ? ExecutionMode::LayerPipelined
+                                               : ExecutionMode::WeightStreaming);
 
     std::string numbers = llvm::formatv(
         "layer-pipelined footprint {0} (weights, gradients and optimizer "
         "state {1}; activations {2}; pipeline buffers {3}; {4} stages, "
-        "{5:F0} parameters, batch {6}) {7} wafer SRAM {8}",
+        "{5:F0} parameters, batch {6}) {7} wafer SRAM {8}{9}",
         formatBytes(fp.total()), formatBytes(fp.weightBytes),
         formatBytes(fp.activationBytes), formatBytes(fp.bufferBytes),
         stages.size(), params, batch, fits ? "fits in" : "exceeds",
-        formatBytes(wafer));
+        formatBytes(wafer),
+        oneSystem ? "" : llvm::formatv("; {0} systems need weight streaming",
+                                       target.getSystems()).str());
     mlir::emitRemark(module.getLoc()) << "mode " << stringifyExecutionMode(chosen)
                         << (forced ? " (forced)" : " (auto)") << ": " << numbers;
-    if (chosen == ExecutionMode::LayerPipelined) {
-      mlir::emitWarning(module.getLoc(), "mode=auto chose layer_pipelined, which is not "
-                         "implemented yet; compiling in weight_streaming mode");
-      chosen = ExecutionMode::WeightStreaming;
-    }
     module->setAttr("wsc.mode", ExecutionModeAttr::get(&getContext(), chosen));
   }
 };

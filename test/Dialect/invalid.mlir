@@ -126,7 +126,7 @@ wsc.memx.param @w : tensor<?xf32> optimizer(<sgd>)
 
 // -----
 
-// expected-error @+1 {{MemoryX keeps FP32 master weights, got element type 'f16'}}
+// expected-error @+1 {{parameters are kept as FP32 master weights, got element type 'f16'}}
 wsc.memx.param @w : tensor<4xf16> optimizer(<sgd>)
 
 // -----

@@ -2,14 +2,15 @@
 // RUN: FileCheck %s --check-prefix=AUTOIR < %t
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target="target=tiny" --wsc-form-kernels --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=TINY
-// RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined 2>&1 | FileCheck %s --check-prefix=LP
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined 2>&1 | FileCheck %s --check-prefix=LP
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target="systems=2" --wsc-form-kernels --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=TWO
+// RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target="systems=2" --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined 2>&1 | FileCheck %s --check-prefix=TWOLP
 // RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=fast 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The tiny MLP fits on a CS-2 wafer: auto would pick layer-pipelined, which
-// is not lowered yet, so it warns and compiles for weight streaming.
+// The tiny MLP fits on a CS-2 wafer: auto picks layer-pipelined.
 // AUTO: remark: mode layer_pipelined (auto): layer-pipelined footprint {{.*}} (weights, gradients and optimizer state 144.0 B; activations 20.0 B; pipeline buffers 24.0 B; 2 stages, 18 parameters, batch 8) fits in wafer SRAM 38.9 GB
-// AUTO: warning: mode=auto chose layer_pipelined, which is not implemented yet; compiling in weight_streaming mode
-// AUTOIR: module attributes {{.*}}wsc.mode = #wsc.mode<weight_streaming>
+// AUTO-NOT: warning
+// AUTOIR: module attributes {{.*}}wsc.mode = #wsc.mode<layer_pipelined>
 
 // FORCED: remark: mode weight_streaming (forced)
 // FORCED-NOT: warning
@@ -17,7 +18,12 @@
 // A 16x16 wafer holds 12 KB: the same model still fits.
 // TINY: fits in wafer SRAM 12.0 MB
 
-// LP: error: layer-pipelined lowering is not implemented yet
+// LP: remark: mode layer_pipelined (forced)
+
+// Layer-pipelined mode runs on one wafer: with two systems auto streams
+// weights, and forcing layer-pipelined is an error.
+// TWO: remark: mode weight_streaming (auto): {{.*}} fits in wafer SRAM {{.*}}; 2 systems need weight streaming
+// TWOLP: error: layer-pipelined mode runs on one system, not 2; use systems=1 or mode=weight_streaming
 // BAD: error: unknown mode 'fast'; expected auto, weight_streaming or layer_pipelined
 // RUN: echo "module {}" | not wsc-opt --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: error: no function to compile

@@ -6,14 +6,25 @@
 #include "wsc/Placement/Problem.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace wsc::place {
 
+/// A route between two kernels' regions: its corners as (x, y) PE coordinates.
+struct SvgRoute {
+  std::string from, to;
+  std::vector<std::pair<int64_t, int64_t>> points;
+};
+
 /// An SVG picture of the wafer (row 0 at the bottom): each kernel a rectangle
-/// labelled with its name and filled from green (fast) to red (the slowest
-/// kernel) by its time, each connection a line between centres. Kernels with
-/// illegal execution args are left out. Deterministic, valid XML.
-std::string renderSvg(const Problem &problem, const Placement &placement);
+/// (class "region") labelled with its name and filled from green (fast) to
+/// red (the slowest kernel) by its time; each route a polyline (class
+/// "route"), or without routes each connection a line between centres.
+/// Kernels with illegal execution args are left out. Deterministic, valid
+/// XML.
+std::string renderSvg(const Problem &problem, const Placement &placement,
+                      const std::vector<SvgRoute> &routes = {});
 
 } // namespace wsc::place
 

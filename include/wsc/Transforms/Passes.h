@@ -24,10 +24,14 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> streamDType{*this, "stream-dtype",
                                   llvm::cl::desc("weight stream dtype: f16 | bf16 | f32"),
                                   llvm::cl::init("f16")};
+  Option<double> timeLimit{*this, "time-limit",
+                           llvm::cl::desc("layer-pipelined placement budget in seconds"),
+                           llvm::cl::init(60.0)};
 };
 
 /// Adds the whole compile pipeline (attach target, form kernels, select
-/// mode, assign layouts, lower to weight streams, cleanup).
+/// mode, assign layouts, place layers if layer-pipelined, lower to weight
+/// streams or resident weights, cleanup).
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options);
 
 #define GEN_PASS_REGISTRATION

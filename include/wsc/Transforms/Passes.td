@@ -35,13 +35,13 @@ def WSCFormKernels : Pass<"wsc-form-kernels", "::mlir::ModuleOp"> {
 def WSCSelectMode : Pass<"wsc-select-mode", "::mlir::ModuleOp"> {
   let summary = "Choose weight-streaming or layer-pipelined execution";
   let description = [{
-    `auto` picks layer-pipelined when the weights, their on-wafer optimizer
-    state and gradients, the stored activations and the pipeline buffers
-    (stage i of Np holds 2(Np-i)-1 samples in flight) fit in wafer SRAM, and
-    weight-streaming otherwise. The choice is explained with its numbers as a
-    remark. Layer-pipelined lowering is not implemented yet: when `auto`
-    would choose it, the module is compiled in weight-streaming mode and a
-    warning says so; forcing `layer_pipelined` is an error.
+    `auto` picks layer-pipelined when the model runs on one system and the
+    weights, their on-wafer optimizer state and gradients, the stored
+    activations and the pipeline buffers (stage i of Np holds 2(Np-i)-1
+    samples in flight) fit in wafer SRAM, and weight-streaming otherwise.
+    Layer-pipelined mode runs on one wafer, so forcing it with more than one
+    system is an error. The choice is explained with its numbers as a
+    remark.
 
     Sets the `wsc.mode` module attribute.
   }];
@@ -66,9 +66,70 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
 
+def WSCPlaceKernels : Pass<"wsc-place-kernels", "::mlir::ModuleOp"> {
+  let summary = "Size and place every layer on the wafer (layer-pipelined mode)";
+  let description = [{
+    Runs only on layer-pipelined modules. Each layer (its forward, loss and
+    backward kernels) is one kernel of the placement problem of
+    docs/LayerPipelined.md, modelled by what its forward work resembles: its
+    largest convolution (the ISPD 2020 conv model), a matmul with its
+    weight's K x N and as many rows per sample as its MACs need, a norm over
+    its 1-D parameter, or elementwise work. The placer chooses execution
+    args, positions and orientations: inside the wafer, no overlaps, memory
+    per PE (FP32 words) within SRAM, the slowest layer as fast as possible,
+    then the shortest wires. Every kernel gets its layer's `rect` and
+    `#wsc.kernel_model`; every value crossing between layers gets a
+    `wsc.route` from the producer's centre to the consumer's. A remark gives
+    the slowest layer's time, the area lower bound and the wire length.
+
+    When no placement exists the pass fails, or with `fallback` (set by
+    `--wsc-pipeline=mode=auto`) warns and switches the module to weight
+    streaming.
+
+    ```mlir
+    // After
+    %h = wsc.kernel "fc1.fwd" layer("fc1") phase(<forward>) (%x, %w) {
+        rect = #wsc.rect<x = 0, y = 0, w = 6, h = 4>,
+        model = #wsc.kernel_model<kind = "matmul", formal = [1, 16, 32],
+                                  exec = [1, 1, 2], cycles = 130, memory = 290>} ...
+    %r = wsc.route %h from("fc1") to("fc2") path([3, 2, 9, 2, 9, 5]) : tensor<8x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"timeLimit", "time-limit", "double", /*default=*/"60.0",
+           "placement search budget in seconds">,
+    Option<"fallback", "fallback", "bool", /*default=*/"false",
+           "switch to weight streaming instead of failing when nothing fits">
+  ];
+  let dependentDialects = ["::mlir::wsc::WSCDialect"];
+}
+
+def WSCLowerLayerPipelined : Pass<"wsc-lower-layer-pipelined", "::mlir::ModuleOp"> {
+  let summary = "Keep parameters resident on the wafer and update them in place";
+  let description = [{
+    Runs only on layer-pipelined modules. Every `wsc.param` function
+    argument becomes a `wsc.wafer.param` symbol with its optimizer (from the
+    module's `wsc.optimizer`); each kernel that uses it reads the resident
+    FP32 copy with `wsc.wafer.weight`, in the parameter's own order (nothing
+    streams, so nothing is transposed). Each gradient result becomes a
+    `wsc.wafer.update` right after the kernel producing it, and is removed
+    from the function's results.
+
+    ```mlir
+    // After
+    wsc.wafer.param @"fc1.weight" : tensor<32x16xf32> optimizer(#wsc.optimizer<sgd, lr = 0.1>)
+    %w = wsc.wafer.weight @"fc1.weight" : tensor<32x16xf32>
+    %h = wsc.kernel "fc1.fwd" layer("fc1") phase(<forward>) (%x, %w) ...
+    wsc.wafer.update @"fc1.weight"(%g) : tensor<32x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::wsc::WSCDialect"];
+}
+
 def WSCLowerWeightStreaming : Pass<"wsc-lower-weight-streaming", "::mlir::ModuleOp"> {
   let summary = "Turn parameters into MemoryX streams and gradients into SwarmX reductions";
   let description = [{
+    Runs only on weight-streaming modules (the default).
     Every `wsc.param` function argument becomes a `wsc.memx.param` symbol
     with its optimizer (from the module's `wsc.optimizer`). Each kernel that
     uses a parameter receives it from `wsc.memx.stream` +

@@ -3,6 +3,8 @@
 #include "wsc/Dialect/WSC/WSCAttrs.h"
 #include "wsc/Dialect/WSC/WSCDialect.h"
 
+#include "wsc/Placement/KernelModels.h"
+
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -58,6 +60,11 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "clock_hz, io_bandwidth, memx_capacity and memx_flops "
                           "must be positive and swarmx_hop_latency non-negative";
   return success();
+}
+
+bool mlir::wsc::isLayerPipelined(Operation *module) {
+  auto mode = module->getAttrOfType<ExecutionModeAttr>("wsc.mode");
+  return mode && mode.getValue() == ExecutionMode::LayerPipelined;
 }
 
 TargetAttr TargetAttr::lookup(Operation *module) {
@@ -142,6 +149,30 @@ LogicalResult RectAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << y << ")";
   if (w <= 0 || h <= 0)
     return emitError() << "rect extent must be positive, got " << w << "x" << h;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelModelAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                      StringAttr kind, ArrayRef<int64_t> formal,
+                                      ArrayRef<int64_t> exec, int64_t cycles,
+                                      int64_t memory) {
+  namespace place = ::wsc::place;
+  std::optional<place::KernelKind> parsed =
+      kind ? place::kindFromName(kind.getValue().str()) : std::nullopt;
+  if (!parsed)
+    return emitError() << "unknown kernel model kind " << kind;
+  place::Kernel kernel{"", *parsed, std::vector<int64_t>(formal.begin(), formal.end())};
+  if (std::string why = place::checkFormal(kernel); !why.empty())
+    return emitError() << "formal args of " << kind << ": " << why;
+  if (std::string why = place::checkExec(kernel, {exec.begin(), exec.end()}); !why.empty())
+    return emitError() << "execution args of " << kind << ": " << why;
+  if (cycles <= 0 || memory < 0)
+    return emitError() << "cycles must be positive and memory non-negative, got "
+                       << cycles << " and " << memory;
   return success();
 }
 

@@ -25,36 +25,40 @@ static LogicalResult verifyOrder(Operation *op, ArrayRef<int64_t> shape,
   return success();
 }
 
-/// Resolves `param` to a wsc.memx.param in the nearest symbol table.
-static FailureOr<ParamOp> lookupParam(Operation *op, FlatSymbolRefAttr param,
-                                      SymbolTableCollection &symbols) {
-  auto decl = symbols.lookupNearestSymbolFrom<ParamOp>(op, param.getAttr());
+/// Resolves `param` to its declaration (wsc.memx.param or wsc.wafer.param)
+/// in the nearest symbol table.
+template <typename DeclOp>
+static FailureOr<DeclOp> lookupParam(Operation *op, FlatSymbolRefAttr param,
+                                     SymbolTableCollection &symbols) {
+  auto decl = symbols.lookupNearestSymbolFrom<DeclOp>(op, param.getAttr());
   if (!decl)
-    return op->emitOpError("references ") << param
-                                          << ", which is not a wsc.memx.param";
+    return op->emitOpError("references ")
+           << param << ", which is not a " << DeclOp::getOperationName();
   return decl;
+}
+
+/// Both parameter declarations keep static FP32 master weights.
+static LogicalResult verifyParamType(Operation *op, RankedTensorType type) {
+  if (!type.hasStaticShape())
+    return op->emitOpError("parameter shape must be static, got ") << type;
+  if (!type.getElementType().isF32())
+    return op->emitOpError("parameters are kept as FP32 master weights, got element type ")
+           << type.getElementType();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
 // ParamOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ParamOp::verify() {
-  RankedTensorType type = getTensorType();
-  if (!type.hasStaticShape())
-    return emitOpError("parameter shape must be static, got ") << type;
-  if (!type.getElementType().isF32())
-    return emitOpError("MemoryX keeps FP32 master weights, got element type ")
-           << type.getElementType();
-  return success();
-}
+LogicalResult ParamOp::verify() { return verifyParamType(*this, getTensorType()); }
 
 //===----------------------------------------------------------------------===//
 // StreamOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult StreamOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  FailureOr<ParamOp> param = lookupParam(*this, getParamAttr(), symbols);
+  FailureOr<ParamOp> param = lookupParam<ParamOp>(*this, getParamAttr(), symbols);
   if (failed(param))
     return failure();
   ArrayRef<int64_t> shape = param->getTensorType().getShape();
@@ -74,7 +78,7 @@ LogicalResult StreamOp::verifySymbolUses(SymbolTableCollection &symbols) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult UpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  FailureOr<ParamOp> param = lookupParam(*this, getParamAttr(), symbols);
+  FailureOr<ParamOp> param = lookupParam<ParamOp>(*this, getParamAttr(), symbols);
   if (failed(param))
     return failure();
   StreamType gradient = getGradient().getType();
@@ -203,6 +207,58 @@ OpFoldResult LayoutConvertOp::fold(FoldAdaptor) {
   if (getFrom() == getTo())
     return getInput();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Layer-pipelined ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult WaferParamOp::verify() { return verifyParamType(*this, getTensorType()); }
+
+LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<WaferParamOp> param = lookupParam<WaferParamOp>(*this, getParamAttr(), symbols);
+  if (failed(param))
+    return failure();
+  if (getWeights().getType() != param->getTensorType())
+    return emitOpError("result type ")
+           << getWeights().getType() << " does not match parameter " << getParamAttr()
+           << " of type " << param->getTensorType();
+  return success();
+}
+
+LogicalResult WaferUpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<WaferParamOp> param = lookupParam<WaferParamOp>(*this, getParamAttr(), symbols);
+  if (failed(param))
+    return failure();
+  if (getGradient().getType() != param->getTensorType())
+    return emitOpError("gradient type ")
+           << getGradient().getType() << " does not match parameter " << getParamAttr()
+           << " of type " << param->getTensorType();
+  return success();
+}
+
+LogicalResult RouteOp::verify() {
+  ArrayRef<int64_t> path = getPath();
+  if (path.size() < 4 || path.size() % 2)
+    return emitOpError("path must list at least two x, y points, got ")
+           << path.size() << " coordinates";
+  for (size_t i = 0; i < path.size(); ++i)
+    if (path[i] < 0)
+      return emitOpError("path coordinate #") << i << " is negative";
+  for (size_t i = 2; i + 1 < path.size(); i += 2)
+    if (path[i] != path[i - 2] && path[i + 1] != path[i - 1])
+      return emitOpError("path points #")
+             << i / 2 - 1 << " and #" << i / 2
+             << " share neither a row nor a column";
+  return success();
+}
+
+int64_t RouteOp::getHops() {
+  ArrayRef<int64_t> path = getPath();
+  int64_t hops = 0;
+  for (size_t i = 2; i + 1 < path.size(); i += 2)
+    hops += std::abs(path[i] - path[i - 2]) + std::abs(path[i + 1] - path[i - 1]);
+  return hops;
 }
 
 #define GET_OP_CLASSES

@@ -27,6 +27,9 @@ namespace mlir::wsc {
 int64_t getByteWidth(StreamDType dtype);
 /// The MLIR float type of a stream dtype.
 Type getStreamElementType(MLIRContext *ctx, StreamDType dtype);
+/// True when `module`'s `wsc.mode` is layer_pipelined (weight streaming is
+/// the default).
+bool isLayerPipelined(Operation *module);
 } // namespace mlir::wsc
 
 #endif // WSC_DIALECT_WSC_WSCATTRS_H

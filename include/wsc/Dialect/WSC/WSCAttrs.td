@@ -131,6 +131,46 @@ def WSC_RectAttr : WSC_Attr<"Rect", "rect"> {
   let genVerifyDecl = 1;
 }
 
+// A list of integers spelled `[1, 2, 3]`.
+class WSC_IntList<string desc> : ArrayRefParameter<"int64_t", desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+    ::llvm::SmallVector<int64_t> values;
+    if ($_parser.parseCommaSeparatedList(::mlir::AsmParser::Delimiter::Square,
+            [&] { return $_parser.parseInteger(values.emplace_back()); }))
+      return ::mlir::failure();
+    return values;
+  }() }];
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']';
+  }];
+}
+
+def WSC_KernelModelAttr : WSC_Attr<"KernelModel", "kernel_model"> {
+  let summary = "a layer-pipelined kernel's performance model and its choice";
+  let description = [{
+    How a layer-pipelined kernel computes on its rectangle
+    (docs/LayerPipelined.md): the model `kind` (`conv`, `matmul`,
+    `attention`, `norm`, `eltwise`, ...), its formal args (shapes, per
+    sample), the execution args the placer chose (how the loops are split
+    over the fabric), and what the model gives for them: `cycles` per sample
+    and `memory` words on the busiest PE. The verifier checks that the
+    formal and execution args are legal for the kind.
+
+    ```mlir
+    #wsc.kernel_model<kind = "matmul", formal = [1, 784, 128], exec = [1, 4, 8],
+                      cycles = 3360, memory = 3448>
+    ```
+  }];
+  let parameters = (ins "::mlir::StringAttr":$kind,
+                        WSC_IntList<"formal args">:$formal,
+                        WSC_IntList<"execution args">:$exec,
+                        "int64_t":$cycles, "int64_t":$memory);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def WSC_OptimizerAttr : WSC_Attr<"Optimizer", "optimizer"> {
   let summary = "the update rule MemoryX applies to a parameter";
   let description = [{

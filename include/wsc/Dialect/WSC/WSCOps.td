@@ -131,8 +131,10 @@ def WSC_KernelOp : WSC_Op<"kernel",
     `layer` names the layer the kernel belongs to; forward and backward
     kernels of one layer share it. `operand_layouts`/`result_layouts`, once
     assigned, give the data layout of each tensor operand and result (unit
-    for streams, whose layout follows the consumer). `rect` is the wafer
-    region the kernel owns.
+    for streams, whose layout follows the consumer). In layer-pipelined mode
+    `rect` is the wafer region the kernel's layer owns and `model` its
+    kernel model (`#wsc.kernel_model`); weight-streaming kernels own the
+    whole wafer and have neither.
 
     ```mlir
     %y = wsc.kernel "fc1.fwd" layer("fc1") phase(<forward>)
@@ -147,7 +149,8 @@ def WSC_KernelOp : WSC_Op<"kernel",
                        Variadic<AnyType>:$inputs,
                        OptionalAttr<ArrayAttr>:$operand_layouts,
                        OptionalAttr<ArrayAttr>:$result_layouts,
-                       OptionalAttr<WSC_RectAttr>:$rect);
+                       OptionalAttr<WSC_RectAttr>:$rect,
+                       OptionalAttr<WSC_KernelModelAttr>:$model);
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -201,6 +204,95 @@ def WSC_LayoutConvertOp : WSC_Op<"layout_convert",
   let assemblyFormat = "$input `from` `(` $from `)` `to` `(` $to `)` attr-dict `:` type($input)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Layer-pipelined mode: resident weights and routes
+//===----------------------------------------------------------------------===//
+
+def WSC_WaferParamOp : WSC_Op<"wafer.param", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a parameter resident on the wafer";
+  let description = [{
+    Layer-pipelined mode: a trainable parameter that lives in the SRAM of
+    its layer's region for the whole run, in FP32, with the optimizer that
+    updates it there and that optimizer's state. `sym_name` is the
+    parameter's key in the PyTorch `state_dict()`.
+
+    ```mlir
+    wsc.wafer.param @"fc1.weight" : tensor<128x784xf32>
+        optimizer(#wsc.optimizer<sgd, lr = 0.1>)
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
+                       WSC_OptimizerAttr:$optimizer);
+  let assemblyFormat = "$sym_name `:` $type `optimizer` `(` $optimizer `)` attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+  }];
+}
+
+def WSC_WeightOp : WSC_Op<"wafer.weight",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     MemoryEffects<[MemRead]>]> {
+  let summary = "a kernel reads its layer's resident weights";
+  let description = [{
+    The current FP32 value of a resident parameter, read in place by the
+    kernel that consumes it (nothing moves: the weights sit in the
+    consumer's region). The result has the parameter's type.
+
+    ```mlir
+    %w = wsc.wafer.weight @"fc1.weight" : tensor<128x784xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$param);
+  let results = (outs AnyRankedTensor:$weights);
+  let assemblyFormat = "$param attr-dict `:` type($weights)";
+}
+
+def WSC_WaferUpdateOp : WSC_Op<"wafer.update",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     MemoryEffects<[MemWrite]>]> {
+  let summary = "apply the optimizer to a resident parameter in place";
+  let description = [{
+    The layer's region applies the parameter's optimizer with the FP32
+    gradient of the whole batch, in place, once the last sample's backward
+    pass through the layer is done. The gradient has the parameter's type.
+
+    ```mlir
+    wsc.wafer.update @"fc1.weight"(%g) : tensor<128x784xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$param, AnyRankedTensor:$gradient);
+  let assemblyFormat = "$param `(` $gradient `)` attr-dict `:` type($gradient)";
+}
+
+def WSC_RouteOp : WSC_Op<"route", [Pure, AllTypesMatch<["input", "output"]>]> {
+  let summary = "carry a tensor from one layer's region to another's";
+  let description = [{
+    Layer-pipelined mode: activations (forward) and activation gradients
+    (backward) flow between the regions of two layers over a fabric route.
+    `path` lists the route's corners as flat x, y pairs, from the producing
+    region's centre to the consuming region's; consecutive corners share a
+    row or a column, and the route is `hops` PEs long (the Manhattan length
+    of the path). Numerically the identity.
+
+    ```mlir
+    %r = wsc.route %a from("fc1") to("fc2") path([4, 2, 20, 2, 20, 9])
+        : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, StrAttr:$from, StrAttr:$to,
+                       DenseI64ArrayAttr:$path);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input `from` `(` $from `)` `to` `(` $to `)` `path` `(` $path `)` attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The route's length in PE hops.
+    int64_t getHops();
+  }];
 }
 
 #endif // WSC_DIALECT_WSC_WSCOPS_TD

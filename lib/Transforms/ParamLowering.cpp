@@ -1,0 +1,146 @@
+//===- ParamLowering.cpp - shared by the two mode lowerings ---------------===//
+
+#include "ParamLowering.h"
+
+#include "llvm/ADT/BitVector.h"
+
+using namespace mlir;
+using namespace mlir::wsc;
+
+namespace {
+
+/// Builds the `#wsc.optimizer` of one parameter from the module's
+/// `wsc.optimizer` dictionary and its `wsc.param_groups` overrides.
+FailureOr<OptimizerAttr> buildOptimizer(ModuleOp module, StringRef param) {
+  auto base = module->getAttrOfType<DictionaryAttr>("wsc.optimizer");
+  if (!base)
+    return module.emitError("training module has no 'wsc.optimizer' attribute");
+  NamedAttrList fields(base);
+  if (auto groups = module->getAttrOfType<DictionaryAttr>("wsc.param_groups"))
+    if (auto overrides = groups.getAs<DictionaryAttr>(param))
+      for (NamedAttribute field : overrides)
+        fields.set(field.getName(), field.getValue());
+  auto name = llvm::dyn_cast_or_null<StringAttr>(fields.get("name"));
+  std::optional<OptimizerKind> kind =
+      name ? symbolizeOptimizerKind(name.getValue()) : std::nullopt;
+  if (!kind)
+    return module.emitError("wsc.optimizer: unknown optimizer ")
+           << fields.get("name") << "; expected \"sgd\", \"adam\" or \"adamw\"";
+  double lr = 1e-3, momentum = 0, dampening = 0, beta1 = 0.9, beta2 = 0.999,
+         eps = 1e-8, weightDecay = 0;
+  bool nesterov = false, amsgrad = false;
+  for (NamedAttribute field : fields) {
+    StringRef key = field.getName().getValue();
+    if (key == "name")
+      continue;
+    double *real = llvm::StringSwitch<double *>(key)
+                       .Case("lr", &lr)
+                       .Case("momentum", &momentum)
+                       .Case("dampening", &dampening)
+                       .Case("beta1", &beta1)
+                       .Case("beta2", &beta2)
+                       .Case("eps", &eps)
+                       .Case("weight_decay", &weightDecay)
+                       .Default(nullptr);
+    bool *flag = llvm::StringSwitch<bool *>(key)
+                     .Case("nesterov", &nesterov)
+                     .Case("amsgrad", &amsgrad)
+                     .Default(nullptr);
+    if (real) {
+      auto value = llvm::dyn_cast<FloatAttr>(field.getValue());
+      if (!value)
+        return module.emitError("wsc.optimizer: '") << key << "' must be a float";
+      *real = value.getValueAsDouble();
+    } else if (flag) {
+      auto value = llvm::dyn_cast<BoolAttr>(field.getValue());
+      if (!value)
+        return module.emitError("wsc.optimizer: '") << key << "' must be true or false";
+      *flag = value.getValue();
+    } else {
+      return module.emitError("wsc.optimizer: unknown field '") << key << "'";
+    }
+  }
+  auto emitError = [&] { return module.emitError(); };
+  using llvm::APFloat;
+  if (failed(OptimizerAttr::verify(emitError, *kind, APFloat(lr), APFloat(momentum),
+                                   APFloat(dampening), nesterov, APFloat(beta1),
+                                   APFloat(beta2), APFloat(eps), amsgrad,
+                                   APFloat(weightDecay))))
+    return failure();
+  return OptimizerAttr::get(module.getContext(), *kind, APFloat(lr), APFloat(momentum),
+                            APFloat(dampening), nesterov, APFloat(beta1),
+                            APFloat(beta2), APFloat(eps), amsgrad, APFloat(weightDecay));
+}
+
+OptimizerAttr inferenceOptimizer(MLIRContext *ctx) {
+  // Nothing is updated; a zero learning rate documents that.
+  llvm::APFloat zero(0.0);
+  return OptimizerAttr::get(ctx, OptimizerKind::SGD, zero, zero, zero, false,
+                            llvm::APFloat(0.9), llvm::APFloat(0.999),
+                            llvm::APFloat(1e-8), false, zero);
+}
+
+} // namespace
+
+LogicalResult mlir::wsc::lowerParamArgs(ModuleOp module, func::FuncOp func,
+                                        LowerParamFn lower) {
+  OpBuilder moduleBuilder(func);
+  llvm::BitVector paramArgs(func.getNumArguments());
+  bool training = llvm::any_of(llvm::seq(func.getNumResults()), [&](unsigned i) {
+    return func.getResultAttr(i, "wsc.loss") != nullptr;
+  });
+  SymbolTable symbols(module);
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.param");
+    if (!name)
+      continue;
+    paramArgs.set(arg.getArgNumber());
+    auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return func.emitError("parameter '")
+             << name.getValue() << "' must be a static f32 tensor, got " << arg.getType();
+    OptimizerAttr optimizer = inferenceOptimizer(module.getContext());
+    if (training) {
+      FailureOr<OptimizerAttr> built = buildOptimizer(module, name.getValue());
+      if (failed(built))
+        return failure();
+      optimizer = *built;
+    }
+    if (symbols.lookup(name.getValue()))
+      return func.emitError("parameter '") << name.getValue() << "' declared twice";
+    FailureOr<Operation *> decl = lower(moduleBuilder, arg, name.getValue(), type, optimizer);
+    if (failed(decl))
+      return failure();
+    symbols.insert(*decl);
+  }
+  if (failed(func.eraseArguments(paramArgs)))
+    return func.emitError("could not remove the parameter arguments");
+  return success();
+}
+
+LogicalResult mlir::wsc::lowerGradientResults(func::FuncOp func, LowerGradientFn lower) {
+  auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  llvm::BitVector gradResults(func.getNumResults());
+  // Gradients leave in result order, each after the previous one of its
+  // kernel (white paper 7.4).
+  DenseMap<Operation *, Operation *> lastAfter;
+  for (auto [i, value] : llvm::enumerate(returnOp.getOperands())) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "wsc.grad");
+    if (!name)
+      continue;
+    gradResults.set(i);
+    auto kernel = value.getDefiningOp<KernelOp>();
+    if (!kernel)
+      return func.emitError("gradient of '")
+             << name.getValue() << "' is not produced by a kernel";
+    Operation *&after = lastAfter[kernel];
+    if (!after)
+      after = kernel;
+    OpBuilder builder(after->getBlock(), std::next(after->getIterator()));
+    after = lower(builder, kernel, name.getValue(), value);
+  }
+  returnOp->eraseOperands(gradResults);
+  if (failed(func.eraseResults(gradResults)))
+    return func.emitError("could not remove the gradient results");
+  return success();
+}

@@ -1,0 +1,43 @@
+//===- ParamLowering.h - shared by the two mode lowerings -------*- C++ -*-===//
+//
+// Weight-streaming and layer-pipelined lowering differ only in where a
+// parameter lives (MemoryX or its layer's region) and how kernels reach it;
+// finding the parameters, building their optimizers and retiring the
+// gradient results are the same walk.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSC_TRANSFORMS_PARAMLOWERING_H
+#define WSC_TRANSFORMS_PARAMLOWERING_H
+
+#include "wsc/Dialect/WSC/WSCOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::wsc {
+
+/// Declares parameter `name` (a module-level symbol op) and rewires the uses
+/// of its function argument `arg`.
+using LowerParamFn = function_ref<FailureOr<Operation *>(
+    OpBuilder &moduleBuilder, BlockArgument arg, StringRef name,
+    RankedTensorType type, OptimizerAttr optimizer)>;
+
+/// Lowers every `wsc.param` argument of `func` with `lower`, then erases the
+/// arguments. Training functions (a `wsc.loss` result) take each optimizer
+/// from the module's `wsc.optimizer` and `wsc.param_groups`; inference
+/// functions get a zero-learning-rate SGD.
+LogicalResult lowerParamArgs(ModuleOp module, func::FuncOp func, LowerParamFn lower);
+
+/// Emits what consumes gradient `value` of parameter `name` after `after`
+/// (its kernel, or the op emitted for the kernel's previous gradient) and
+/// returns the last op emitted.
+using LowerGradientFn = function_ref<Operation *(
+    OpBuilder &builder, KernelOp kernel, StringRef name, Value value)>;
+
+/// Replaces every `wsc.grad` result of `func` by `lower`, in result order,
+/// and erases those results.
+LogicalResult lowerGradientResults(func::FuncOp func, LowerGradientFn lower);
+
+} // namespace mlir::wsc
+
+#endif // WSC_TRANSFORMS_PARAMLOWERING_H
