@@ -42,7 +42,8 @@ struct LayerWork {
   std::optional<place::Kernel> conv; ///< the largest convolution
   double convMacs = 0;
   int64_t weightK = 0, weightN = 0; ///< a 2-D parameter a contraction reads
-  int64_t contractionK = 0, contractionN = 0; ///< the largest contraction
+  /// The largest contraction: its reduction and its outputs per sample.
+  int64_t contractionK = 0, contractionN = 0;
   double largestContraction = 0;
   int64_t normFeatures = 0; ///< a 1-D parameter of a layer that reduces
   bool reduces = false;
@@ -119,21 +120,22 @@ void addKernelWork(KernelOp kernel, const BatchDims &dims,
       return;
     }
     work.macs += iterations;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
-    int64_t reduction = 1, widest = 1;
-    for (auto [range, kind] : llvm::zip(ranges, kinds)) {
+    int64_t reduction = 1;
+    for (auto [range, kind] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
       if (kind == utils::IteratorType::reduction)
         reduction *= std::max<int64_t>(range, 1);
-      else
-        widest = std::max(widest, range);
-    }
     if (iterations > work.largestContraction) {
       work.largestContraction = iterations;
       work.contractionK = reduction;
-      work.contractionN = widest;
+      work.contractionN = std::max<int64_t>(
+          1, int64_t(perSample(op->getResult(0),
+                               double(llvm::cast<ShapedType>(op->getResult(0).getType())
+                                          .getNumElements()))));
     }
     for (Value input : op.getDpsInputs()) {
+      // The weight may reach the contraction transposed.
+      while (auto transpose = input.getDefiningOp<linalg::TransposeOp>())
+        input = transpose.getInput();
       auto arg = llvm::dyn_cast<BlockArgument>(input);
       if (!arg || arg.getOwner() != &body || paramRank[arg.getArgNumber()] != 2)
         continue;

@@ -281,3 +281,92 @@ func.func @f(%x: tensor<4xf32>) {
   %0 = wsc.layout_convert %x from(#wsc.layout<dims = ["b", "h"], x = [], y = []>) to(#wsc.layout<dims = ["h"], x = [], y = []>) : tensor<4xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{unknown kernel model kind "fft"}}
+module attributes {m = #wsc.kernel_model<kind = "fft", formal = [1], exec = [1], cycles = 1, memory = 0>} {}
+
+// -----
+
+// expected-error @+1 {{formal args of "matmul": matmul takes 3 formal args, not 2}}
+module attributes {m = #wsc.kernel_model<kind = "matmul", formal = [1, 3], exec = [1, 1, 1], cycles = 1, memory = 0>} {}
+
+// -----
+
+// expected-error @+1 {{execution args of "matmul":}}
+module attributes {m = #wsc.kernel_model<kind = "matmul", formal = [1, 3, 4], exec = [1, 9, 1], cycles = 1, memory = 0>} {}
+
+// -----
+
+// expected-error @+1 {{cycles must be positive and memory non-negative, got 0 and 0}}
+module attributes {m = #wsc.kernel_model<kind = "matmul", formal = [1, 3, 4], exec = [1, 1, 1], cycles = 0, memory = 0>} {}
+
+// -----
+
+// expected-error @+1 {{'wsc.wafer.param' op parameter shape must be static, got 'tensor<?xf32>'}}
+wsc.wafer.param @w : tensor<?xf32> optimizer(<sgd>)
+
+// -----
+
+// expected-error @+1 {{'wsc.wafer.param' op parameters are kept as FP32 master weights, got element type 'f16'}}
+wsc.wafer.param @w : tensor<4xf16> optimizer(<sgd>)
+
+// -----
+
+wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f() {
+  // expected-error @+1 {{references @w, which is not a wsc.wafer.param}}
+  %w = wsc.wafer.weight @w : tensor<4xf32>
+  return
+}
+
+// -----
+
+wsc.wafer.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f() {
+  // expected-error @+1 {{result type 'tensor<3xf32>' does not match parameter @w of type 'tensor<4xf32>'}}
+  %w = wsc.wafer.weight @w : tensor<3xf32>
+  return
+}
+
+// -----
+
+wsc.wafer.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f(%g: tensor<2x2xf32>) {
+  // expected-error @+1 {{gradient type 'tensor<2x2xf32>' does not match parameter @w of type 'tensor<4xf32>'}}
+  wsc.wafer.update @w(%g) : tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%g: tensor<4xf32>) {
+  // expected-error @+1 {{references @missing, which is not a wsc.wafer.param}}
+  wsc.wafer.update @missing(%g) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{path must list at least two x, y points, got 3 coordinates}}
+  %r = wsc.route %x from("a") to("b") path([0, 0, 1]) : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{path coordinate #3 is negative}}
+  %r = wsc.route %x from("a") to("b") path([0, 0, 0, -1]) : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{path points #0 and #1 share neither a row nor a column}}
+  %r = wsc.route %x from("a") to("b") path([0, 0, 2, 3]) : tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -1,0 +1,27 @@
+// RUN: wsc-opt %s | wsc-opt | FileCheck %s
+
+// The layer-pipelined ops round-trip: resident parameters, in-place reads
+// and updates, routes, and placed kernels with their model.
+// CHECK: module attributes {wsc.mode = #wsc.mode<layer_pipelined>
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.target<grid_x = 32, grid_y = 32>} {
+  // CHECK: wsc.wafer.param @fc.weight : tensor<4x3xf32> optimizer(<sgd, lr = 1.000000e-01>)
+  wsc.wafer.param @fc.weight : tensor<4x3xf32> optimizer(<sgd, lr = 0.1>)
+
+  // CHECK-LABEL: func.func @step
+  func.func @step(%x: tensor<8x3xf32>) -> tensor<8x4xf32> {
+    // CHECK: %[[W:.*]] = wsc.wafer.weight @fc.weight : tensor<4x3xf32>
+    %w = wsc.wafer.weight @fc.weight : tensor<4x3xf32>
+    // CHECK: %[[Y:.*]] = wsc.kernel "fc.fwd" layer("fc") phase(<forward>) (%{{.*}}, %[[W]]) {model = #wsc.kernel_model<kind = "matmul", formal = [1, 3, 4], exec = [1, 3, 2], cycles = 5, memory = 9>, rect = #wsc.rect<x = 0, y = 0, w = 6, h = 4>}
+    %y = wsc.kernel "fc.fwd" layer("fc") phase(<forward>) (%x, %w) {model = #wsc.kernel_model<kind = "matmul", formal = [1, 3, 4], exec = [1, 3, 2], cycles = 5, memory = 9>, rect = #wsc.rect<x = 0, y = 0, w = 6, h = 4>} : (tensor<8x3xf32>, tensor<4x3xf32>) -> tensor<8x4xf32> {
+    ^bb0(%a: tensor<8x3xf32>, %b: tensor<4x3xf32>):
+      %e = tensor.empty() : tensor<8x4xf32>
+      wsc.yield %e : tensor<8x4xf32>
+    }
+    // CHECK: %[[R:.*]] = wsc.route %[[Y]] from("fc") to("head") path([3, 2, 20, 2, 20, 9]) : tensor<8x4xf32>
+    %r = wsc.route %y from("fc") to("head") path([3, 2, 20, 2, 20, 9]) : tensor<8x4xf32>
+    // CHECK: wsc.wafer.update @fc.weight(%{{.*}}) : tensor<4x3xf32>
+    %g = tensor.empty() : tensor<4x3xf32>
+    wsc.wafer.update @fc.weight(%g) : tensor<4x3xf32>
+    return %r : tensor<8x4xf32>
+  }
+}

@@ -1,0 +1,78 @@
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined --wsc-lower-layer-pipelined 2>/dev/null | FileCheck %s
+// RUN: wsc-opt %s --wsc-lower-layer-pipelined -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SPLIT
+
+// Parameters become resident wafer symbols with their optimizer; kernels
+// read them in place, in their own order (no transposed copy), and each
+// gradient updates its parameter right after the kernel producing it.
+// CHECK: wsc.wafer.param @"0.weight" : tensor<3x4xf32> optimizer(<sgd, lr = 5.000000e-01>)
+// CHECK: wsc.wafer.param @"2.weight" : tensor<2x3xf32> optimizer(<sgd, lr = 5.000000e-01>)
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32> {wsc.input = 0 : i64}, %{{.*}}: tensor<8x2xf32> {wsc.label = 0 : i64}) -> (tensor<f32> {wsc.loss})
+// CHECK: %[[W0:.*]] = wsc.wafer.weight @"0.weight" : tensor<3x4xf32>
+// CHECK-NEXT: %[[H:.*]] = wsc.kernel "0.fwd" {{.*}}(%[[X]], %[[W0]])
+// CHECK: %[[W2:.*]] = wsc.wafer.weight @"2.weight" : tensor<2x3xf32>
+// CHECK-NEXT: wsc.kernel "2.fwd" {{.*}}(%[[H]], %[[W2]])
+// CHECK: wsc.kernel "loss"
+// CHECK: %[[W2B:.*]] = wsc.wafer.weight @"2.weight" : tensor<2x3xf32>
+// CHECK-NEXT: %[[G2:.*]]:2 = wsc.kernel "2.bwd" {{.*}}%[[W2B]]) : {{.*}}tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<8x3xf32>)
+// CHECK-NOT: linalg.transpose ins(%arg
+// CHECK: wsc.wafer.update @"2.weight"(%[[G2]]#0) : tensor<2x3xf32>
+// CHECK: %[[G0:.*]] = wsc.kernel "0.bwd"
+// CHECK: wsc.wafer.update @"0.weight"(%[[G0]]) : tensor<3x4xf32>
+// CHECK: return {{.*}} : tensor<f32>
+// CHECK-NOT: memx
+// CHECK-NOT: swarmx
+
+// -----
+
+// A weight-streaming module is left for wsc-lower-weight-streaming.
+// SPLIT-LABEL: func.func @streamed
+// SPLIT-SAME: wsc.param = "w"
+// SPLIT-NOT: wsc.wafer
+module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @streamed(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{training module has no 'wsc.optimizer' attribute}}
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}, tensor<2xf32> {wsc.grad = "w"}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    // expected-error @+1 {{'arith.addf' op uses parameter 'w' outside a kernel; run wsc-form-kernels first}}
+    %g = arith.addf %w, %w : tensor<2xf32>
+    return %c, %g : tensor<f32>, tensor<2xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  // expected-error @+1 {{parameter 'w' must be a static f32 tensor, got 'tensor<2xf16>'}}
+  func.func @f(%w: tensor<2xf16> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  // expected-error @+1 {{gradient of 'w' is not produced by a kernel}}
+  func.func @f(%w: tensor<2xf32> {wsc.param = "w"}, %x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<2xf32> {wsc.grad = "w"}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c, %x : tensor<f32>, tensor<2xf32>
+  }
+}

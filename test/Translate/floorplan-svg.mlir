@@ -1,0 +1,72 @@
+// RUN: wsc-opt %S/../Transforms/Inputs/mlp-mse-train.mlir --wsc-pipeline="mode=layer_pipelined target=tiny" -o %t.mlir 2>/dev/null
+// RUN: wsc-translate --wsc-to-svg %t.mlir | FileCheck %s
+// RUN: wsc-translate --wsc-to-svg %t.mlir | %python -c "import sys, xml.dom.minidom as m; d = m.parseString(sys.stdin.read()); print(len(d.getElementsByTagName('rect')), len(d.getElementsByTagName('polyline')))" | FileCheck %s --check-prefix=XML
+// RUN: not wsc-translate --wsc-to-svg %s -split-input-file 2>&1 | FileCheck %s --check-prefix=ERR
+
+// The floorplan of the 16x16 test wafer: one region per layer, labelled
+// and coloured by its time relative to the slowest layer, and one polyline
+// per route.
+// CHECK: <svg xmlns="http://www.w3.org/2000/svg" {{.*}} viewBox="0 0 16.00 16.00">
+// CHECK: <title>train_step</title>
+// CHECK: class="region"><title>0: matmul, time {{[0-9]+}} ({{[0-9.]+}}% of the slowest), {{[0-9]+}} words/PE</title></rect>
+// CHECK: class="region"><title>2: matmul
+// CHECK: class="region"><title>loss: eltwise
+// CHECK: class="route"><title>0 -&gt; 2</title></polyline>
+// CHECK: class="route"><title>2 -&gt; loss</title></polyline>
+// CHECK: class="route"><title>loss -&gt; 2</title></polyline>
+// CHECK: class="route"><title>2 -&gt; 0</title></polyline>
+// CHECK: class="label">0</text>
+// CHECK: class="label">2</text>
+// CHECK: class="label">loss</text>
+// CHECK: </svg>
+
+// The wafer outline plus three regions; five routes (two values go from
+// the loss back to layer 2).
+// XML: 4 5
+
+// ERR: error: a floorplan needs a layer-pipelined module
+module {
+}
+
+// -----
+
+// ERR: error: 'wsc.kernel' op has no region on the wafer; run wsc-place-kernels
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+  func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %y = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<2xf32>) -> tensor<2xf32> {
+    ^bb0(%a: tensor<2xf32>):
+      wsc.yield %a : tensor<2xf32>
+    }
+    return %y : tensor<2xf32>
+  }
+}
+
+// -----
+
+// ERR: error: 'wsc.kernel' op rect #wsc.rect<x = 0, y = 0, w = 5, h = 5> is not the 3x2 region its kernel model gives, in either orientation
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+  func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %y = wsc.kernel "k" layer("k") phase(<forward>) (%x) {model = #wsc.kernel_model<kind = "matmul", formal = [1, 3, 4], exec = [1, 1, 1], cycles = 5, memory = 9>, rect = #wsc.rect<x = 0, y = 0, w = 5, h = 5>} : (tensor<2xf32>) -> tensor<2xf32> {
+    ^bb0(%a: tensor<2xf32>):
+      wsc.yield %a : tensor<2xf32>
+    }
+    return %y : tensor<2xf32>
+  }
+}
+
+// -----
+
+// ERR: error: 'wsc.kernel' op has rect #wsc.rect<x = 3, y = 0, w = 3, h = 2> but its layer 'k' owns #wsc.rect<x = 0, y = 0, w = 3, h = 2>
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+  func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %y = wsc.kernel "k.fwd" layer("k") phase(<forward>) (%x) {model = #wsc.kernel_model<kind = "matmul", formal = [1, 3, 4], exec = [1, 1, 1], cycles = 5, memory = 9>, rect = #wsc.rect<x = 0, y = 0, w = 3, h = 2>} : (tensor<2xf32>) -> tensor<2xf32> {
+    ^bb0(%a: tensor<2xf32>):
+      wsc.yield %a : tensor<2xf32>
+    }
+    %z = wsc.kernel "k.bwd" layer("k") phase(<backward>) (%y) {model = #wsc.kernel_model<kind = "matmul", formal = [1, 3, 4], exec = [1, 1, 1], cycles = 5, memory = 9>, rect = #wsc.rect<x = 3, y = 0, w = 3, h = 2>} : (tensor<2xf32>) -> tensor<2xf32> {
+    ^bb0(%a: tensor<2xf32>):
+      wsc.yield %a : tensor<2xf32>
+    }
+    return %z : tensor<2xf32>
+  }
+}
