@@ -93,6 +93,9 @@ class Program:
                                           "sram_bytes_per_pe": v["sram_bytes_per_pe"]}
                     break
         mode_remark = re.search(r"remark: (mode .*)", self.diagnostics)
+        placed = re.search(r"remark: (placed .*)", self.diagnostics)
+        placement = {k["layer"]: {"region": k["region"], **k["lp"]}
+                     for k in kernels if "region" in k}
         return {
             "mode": self.schedule["mode"],
             "mode_reason": mode_remark.group(1) if mode_remark else "",
@@ -102,8 +105,20 @@ class Program:
             "params": sum(int(np.prod(p["shape"])) for p in self.schedule["params"]),
             "kernels": [k["name"] for k in kernels],
             "layouts": layouts,
+            # Layer-pipelined mode: each layer's region and kernel model.
+            "placement": placement,
+            "placement_summary": placed.group(1) if placed else "",
             "last_step": dict(self._last) if self._last else None,
         }
+
+    def floorplan_svg(self) -> str:
+        """The wafer floorplan (layer-pipelined mode) as SVG: a region per
+        layer coloured by its time per sample, and the routes between them."""
+        if self.schedule["mode"] != "layer_pipelined":
+            raise ValueError("a floorplan exists in layer_pipelined mode only; this program "
+                             f"runs in {self.schedule['mode']} mode")
+        svg, _ = _tools.run_tool("wsc-translate", ["--wsc-to-svg", "-"], self.mlir.compiled)
+        return svg
 
     def write_trace(self, path: str) -> None:
         """Writes the modeled timeline of the last step as Chrome trace JSON."""
@@ -112,8 +127,14 @@ class Program:
 
 def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             example_inputs: Tensors, example_targets: Tensors, *, mode: str = "auto",
-            systems: int = 1, stream_dtype: str = "f16", target: str = "cs2") -> Program:
-    """Exports one training step of `model`, compiles it and loads it on the emulator."""
+            systems: int = 1, stream_dtype: str = "f16", target: str = "cs2",
+            time_limit: float = 60.0) -> Program:
+    """Exports one training step of `model`, compiles it and loads it on the emulator.
+
+    `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
+    streams weights otherwise. `stream_dtype` is the weight-streaming dtype;
+    layer-pipelined weights stay FP32 on the wafer. `time_limit` bounds the
+    layer-pipelined placement search, in seconds."""
     from .export import export_training_step
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -123,13 +144,16 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
         raise ValueError(f"stream_dtype must be one of {STREAM_DTYPES}, got {stream_dtype!r}")
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    if (not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool)
+            or not 0 < time_limit < float("inf")):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     inputs = _as_tuple(example_inputs, "example_inputs")
     targets = _as_tuple(example_targets, "example_targets")
     if inputs[0].shape[0] < systems:
         raise ValueError(f"batch {inputs[0].shape[0]} is smaller than systems={systems}")
     exported = export_training_step(model, loss_fn, optimizer, inputs, targets)
     pipeline = (f"--wsc-pipeline=mode={mode} systems={systems} target={target} "
-                f"stream-dtype={stream_dtype}")
+                f"stream-dtype={stream_dtype} time-limit={float(time_limit)!r}")
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
     return Program(model, exported, compiled, schedule, diagnostics)
