@@ -164,11 +164,13 @@ struct Solver {
       }
       return;
     }
-    if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
-      if (auto dim = get(convert.getInput()))
-        set(convert.getOutput(), *dim, op, innerOf(convert.getInput()));
-      if (auto dim = get(convert.getOutput()))
-        set(convert.getInput(), *dim, op, innerOf(convert.getOutput()));
+    // Layout conversions and routes move a tensor, never reshape it.
+    if (llvm::isa<LayoutConvertOp, RouteOp>(op)) {
+      Value input = op->getOperand(0), output = op->getResult(0);
+      if (auto dim = get(input))
+        set(output, *dim, op, innerOf(input));
+      if (auto dim = get(output))
+        set(input, *dim, op, innerOf(output));
     }
   }
 };

@@ -104,7 +104,8 @@ def test_report_explains_mode_layouts_and_time():
     report = prog.report()
     assert report["mode"] == "weight_streaming"
     assert "layer-pipelined footprint" in report["mode_reason"]
-    assert any("not implemented yet" in w for w in report["warnings"])
+    assert "2 systems need weight streaming" in report["mode_reason"]
+    assert report["warnings"] == []
     assert report["systems"] == 2
     assert report["layouts"]["0.fwd"]["layout"]["x"] == ["h"]
     last = report["last_step"]
@@ -124,13 +125,6 @@ def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
                     torch.randn(8, 4), torch.randn(8, 3), **kwargs)
-
-
-def test_layer_pipelined_is_refused_until_implemented():
-    model = mlp([4, 3])
-    with pytest.raises(wsc.CompileError, match="layer-pipelined lowering is not implemented"):
-        wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
-                    torch.randn(8, 4), torch.randn(8, 3), mode="layer_pipelined")
 
 
 def test_step_rejects_wrong_shapes_and_labels():

@@ -1,43 +1,14 @@
 """GPT- and BERT-style training on the emulator against PyTorch eager."""
-import copy
-
 import pytest
 import torch
 
 import wsc
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from parity import check, sgd, train_both
 from transformer_models import (BERT, GPT, HandAttention, LMLoss, TorchAttention,
                                 padded_batches, token_batches)
 
 STEPS = 10
-
-
-def sgd(params):
-    return torch.optim.SGD(params, lr=0.05, momentum=0.9, weight_decay=1e-4)
-
-
-def train_both(model, loss_fn, data, systems):
-    reference = copy.deepcopy(model)
-    prog = wsc.compile(model, loss_fn, sgd(model.parameters()), data[0][0], data[0][1],
-                       systems=systems, stream_dtype="f32")
-    ref_opt = sgd(reference.parameters())
-    ours, theirs = [], []
-    for x, y in data:
-        ours.append(prog.step(x, y))
-        ref_opt.zero_grad()
-        inputs = x if isinstance(x, tuple) else (x,)
-        loss = loss_fn(reference(*inputs), y)
-        loss.backward()
-        ref_opt.step()
-        theirs.append(loss.item())
-    return prog, reference, ours, theirs
-
-
-def check(prog, reference, ours, theirs):
-    torch.testing.assert_close(torch.tensor(ours), torch.tensor(theirs), rtol=1e-4, atol=0)
-    got = prog.state_dict()
-    for name, want in reference.state_dict().items():
-        torch.testing.assert_close(got[name], want, rtol=1e-4, atol=1e-5, msg=name)
 
 
 @pytest.mark.parametrize("systems", [1, 2])
@@ -45,7 +16,8 @@ def check(prog, reference, ours, theirs):
 def test_gpt_trains_like_pytorch(systems, attention, tied):
     torch.manual_seed(0)
     model = GPT(tied=tied, attention=attention)
-    check(*train_both(model, LMLoss(), token_batches(STEPS, 4, 64, 512), systems))
+    check(*train_both(model, LMLoss(), token_batches(STEPS, 4, 64, 512), systems,
+                      mode="weight_streaming"))
 
 
 @pytest.mark.parametrize("systems", [1, 2])
@@ -54,7 +26,7 @@ def test_bert_with_padding_trains_like_pytorch(systems, attention):
     torch.manual_seed(0)
     model = BERT(attention=attention)
     check(*train_both(model, torch.nn.CrossEntropyLoss(),
-                      padded_batches(STEPS, 4, 64, 512, 3), systems))
+                      padded_batches(STEPS, 4, 64, 512, 3), systems, mode="weight_streaming"))
 
 
 def test_tied_head_shares_one_memoryx_copy():
