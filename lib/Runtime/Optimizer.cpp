@@ -120,4 +120,8 @@ double optimizerFlopsPerElement(const OptimizerSpec &spec) {
   return 0;
 }
 
+double paramUpdateFlops(const ParamSpec &param) {
+  return static_cast<double>(numElements(param.shape)) * optimizerFlopsPerElement(param.optimizer);
+}
+
 } // namespace wsc::rt

@@ -12,6 +12,7 @@
 #include "JsonReader.h"
 #include "LoopBounds.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,6 +36,18 @@ Shape Schedule::localShape(int id, int64_t localBatch) const {
   if (v.batchDim)
     s[*v.batchDim] = s[*v.batchDim] / globalBatch * localBatch;
   return s;
+}
+
+const char *phaseName(Phase p) {
+  switch (p) {
+  case Phase::Forward:
+    return "forward";
+  case Phase::Backward:
+    return "backward";
+  case Phase::Loss:
+    return "loss";
+  }
+  return "forward";
 }
 
 std::vector<BatchShard> shardBatch(int64_t batch, int systems) {
@@ -150,7 +163,9 @@ public:
     for (size_t i = 0; i < steps.size(); ++i)
       parseStep(steps[i]);
     parseOutputs(outputs);
-    checkStreams();
+    checkParamSteps();
+    if (s_.isLayerPipelined())
+      checkLayerPipelined(steps);
     if (auto r = root.optional("report"))
       s_.reportJson = r->raw().dump();
     return std::move(s_);
@@ -183,7 +198,11 @@ private:
     s_.mode = mode.asString();
     if (s_.mode != "weight_streaming" && s_.mode != "layer_pipelined")
       mode.error("unknown mode '", s_.mode, "' (expected 'weight_streaming' or 'layer_pipelined')");
-    s_.systems = static_cast<int>(root.at("systems").asIntIn(1, 1 << 20));
+    JsonReader systems = root.at("systems");
+    s_.systems = static_cast<int>(systems.asIntIn(1, 1 << 20));
+    if (s_.isLayerPipelined() && s_.systems != 1)
+      systems.error("a layer-pipelined schedule runs on one system (the whole model lives on "
+                    "one wafer), got ", s_.systems);
     s_.target.systems = s_.systems;
     JsonReader gb = root.at("global_batch");
     s_.globalBatch = gb.asIntIn(1, int64_t(1) << 40);
@@ -529,29 +548,74 @@ private:
                   dtypeName(y.dtype), ")", x.batchDim != y.batchDim ? " (batch_dim differs)" : "");
   }
 
+  /// The result of a weight_stream or weight_read: `expect`, float (f32 if
+  /// `f32Only`), no batch dim; `what` it holds, for the message.
+  void weightResult(const JsonReader &j, Step &st, const Shape &expect, bool f32Only,
+                    const std::string &what) {
+    JsonReader result = j.at("result");
+    const int r = valueId(result);
+    st.results = {r};
+    const ValueSpec &v = s_.values[r];
+    if (v.shape != expect || !(f32Only ? v.dtype == DType::F32 : isFloat(v.dtype)) || v.batchDim)
+      result.error("value ", r, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
+                   ") cannot hold ", what, " (", shapeToString(expect),
+                   f32Only ? ", f32" : ", float", ", no batch_dim)");
+    define(r, kTopScope, result);
+  }
+
+  /// The operand of a gradient_stream or weight_update: a float gradient of
+  /// shape `expect` without batch dim (`what` names it in the message).
+  void gradientOperand(const JsonReader &j, Step &st, const Shape &expect,
+                       const std::string &what) {
+    JsonReader operand = j.at("operand");
+    const int o = valueId(operand);
+    st.operands = {o};
+    use(o, kTopScope, kUndefined, operand);
+    const ValueSpec &v = s_.values[o];
+    if (v.shape != expect || !isFloat(v.dtype) || v.batchDim)
+      operand.error("value ", o, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
+                    ") cannot be the gradient of ", what, " (", shapeToString(expect),
+                    ", float, no batch_dim)");
+  }
+
   void parseStep(const JsonReader &j) {
     j.requireObject();
     Step st;
     st.path = j.path();
     JsonReader opj = j.at("op");
     std::string op = opj.asString();
-    if (op == "weight_stream") {
+    const bool lp = s_.isLayerPipelined();
+    if (lp && op == "weight_stream")
+      opj.error("weight_stream in a layer-pipelined schedule (the weights are resident on the "
+                "wafer: use weight_read)");
+    if (lp && op == "gradient_stream")
+      opj.error("gradient_stream in a layer-pipelined schedule (the weights are updated on the "
+                "wafer: use weight_update)");
+    if (!lp && (op == "weight_read" || op == "weight_update" || op == "route"))
+      opj.error(op, " is a layer-pipelined step, but this schedule's mode is '", s_.mode, "'");
+    if (op == "weight_read") {
+      st.kind = StepKind::WeightRead;
+      st.param = paramRef(j.at("param"));
+      const ParamSpec &p = s_.params[st.param];
+      weightResult(j, st, p.shape, true, "the weights of parameter '" + p.name + "'");
+    } else if (op == "weight_update") {
+      st.kind = StepKind::WeightUpdate;
+      if (!s_.isTraining())
+        opj.error("weight_update in an inference schedule");
+      st.param = paramRef(j.at("param"));
+      const ParamSpec &p = s_.params[st.param];
+      gradientOperand(j, st, p.shape, "parameter '" + p.name + "'");
+    } else if (op == "route") {
+      parseRoute(j, st);
+    } else if (op == "weight_stream") {
       st.kind = StepKind::WeightStream;
       st.param = paramRef(j.at("param"));
       JsonReader order = j.at("order");
       st.order = parseOrder(order);
       st.dtype = streamDType(j.at("dtype"));
-      JsonReader result = j.at("result");
-      int r = valueId(result);
-      st.results = {r};
       st.bytes = nonNegative(j.at("bytes"));
-      const ValueSpec &v = s_.values[r];
-      Shape expect = streamShape(st.param, st.order, order);
-      if (v.shape != expect || !isFloat(v.dtype) || v.batchDim)
-        result.error("value ", r, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
-                     ") cannot hold parameter '", s_.params[st.param].name, "' streamed ",
-                     order.asString(), " (", shapeToString(expect), ", float, no batch_dim)");
-      define(r, kTopScope, result);
+      weightResult(j, st, streamShape(st.param, st.order, order), false,
+                   "parameter '" + s_.params[st.param].name + "' streamed " + order.asString());
     } else if (op == "gradient_stream") {
       st.kind = StepKind::GradientStream;
       if (!s_.isTraining())
@@ -559,18 +623,10 @@ private:
       st.param = paramRef(j.at("param"));
       JsonReader order = j.at("order");
       st.order = parseOrder(order);
-      JsonReader operand = j.at("operand");
-      int o = valueId(operand);
-      st.operands = {o};
       st.bytes = nonNegative(j.at("bytes"));
-      use(o, kTopScope, kUndefined, operand);
-      const ValueSpec &v = s_.values[o];
-      Shape expect = streamShape(st.param, st.order, order);
-      if (v.shape != expect || !isFloat(v.dtype) || v.batchDim)
-        operand.error("value ", o, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
-                      ") cannot be the gradient of parameter '", s_.params[st.param].name,
-                      "' in ", order.asString(), " order (", shapeToString(expect),
-                      ", float, no batch_dim)");
+      gradientOperand(j, st, streamShape(st.param, st.order, order),
+                      "parameter '" + s_.params[st.param].name + "' in " + order.asString() +
+                          " order");
     } else if (op == "layout_convert") {
       st.kind = StepKind::LayoutConvert;
       JsonReader operand = j.at("operand"), result = j.at("result");
@@ -583,6 +639,9 @@ private:
       define(r, kTopScope, result);
     } else if (op == "kernel") {
       parseKernel(j, st);
+    } else if (lp) {
+      opj.error("unknown step op '", op,
+                "' (expected weight_read, kernel, route, layout_convert or weight_update)");
     } else {
       opj.error("unknown step op '", op,
                 "' (expected weight_stream, kernel, layout_convert or gradient_stream)");
@@ -640,6 +699,91 @@ private:
     }
     for (size_t i = 0; i < st.results.size(); ++i)
       define(st.results[i], kTopScope, results[i]);
+    if (s_.isLayerPipelined()) {
+      st.region = parsePeRect(j.at("region"));
+      st.lp = parseLpModel(j.at("lp"));
+    }
+  }
+
+  //===-- layer-pipelined steps ---------------------------------------------===//
+
+  PeRect parsePeRect(const JsonReader &j) {
+    j.requireObject();
+    PeRect r;
+    const TargetSpec &t = s_.target;
+    r.x = j.at("x").asIntIn(0, t.gridX - 1);
+    r.y = j.at("y").asIntIn(0, t.gridY - 1);
+    JsonReader w = j.at("width"), h = j.at("height");
+    r.width = w.asIntIn(1, t.gridX);
+    r.height = h.asIntIn(1, t.gridY);
+    if (r.x + r.width > t.gridX)
+      w.error("columns [", r.x, ", ", r.x + r.width, ") do not fit the wafer's ", t.gridX,
+              " columns");
+    if (r.y + r.height > t.gridY)
+      h.error("rows [", r.y, ", ", r.y + r.height, ") do not fit the wafer's ", t.gridY, " rows");
+    return r;
+  }
+
+  std::vector<int64_t> intList(const JsonReader &j) {
+    j.requireArray();
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < j.size(); ++i)
+      out.push_back(j[i].asInt());
+    return out;
+  }
+
+  LpKernelModel parseLpModel(const JsonReader &j) {
+    j.requireObject();
+    LpKernelModel m;
+    JsonReader kind = j.at("kind");
+    m.kind = kind.asString();
+    if (m.kind.empty())
+      kind.error("empty kernel kind");
+    m.formal = intList(j.at("formal"));
+    m.exec = intList(j.at("exec"));
+    m.cyclesPerSample = positive(j.at("cycles_per_sample"));
+    m.memoryWords = nonNegative(j.at("memory_words"));
+    return m;
+  }
+
+  void parseRoute(const JsonReader &j, Step &st) {
+    st.kind = StepKind::Route;
+    JsonReader operand = j.at("operand"), result = j.at("result");
+    int o = valueId(operand), r = valueId(result);
+    st.operands = {o};
+    st.results = {r};
+    use(o, kTopScope, kUndefined, operand);
+    sameSpec(o, r, result, "route changes no shape or dtype");
+    define(r, kTopScope, result);
+    for (const char *end : {"from", "to"}) {
+      JsonReader layer = j.at(end);
+      (end[0] == 'f' ? st.from : st.to) = layer.asString();
+    }
+    JsonReader hops = j.at("hops");
+    st.hops = hops.asIntIn(0, int64_t(1) << 40);
+    JsonReader path = j.at("path");
+    path.requireArray();
+    if (path.size() < 4 || path.size() % 2 != 0)
+      path.error("a path is a flat list of x, y pairs with at least two points, got ",
+                 path.size(), " numbers");
+    const TargetSpec &t = s_.target;
+    int64_t length = 0;
+    for (size_t i = 0; i < path.size(); i += 2) {
+      const int64_t x = path[i].asInt(), y = path[i + 1].asInt();
+      if (x < 0 || x >= t.gridX || y < 0 || y >= t.gridY)
+        path[i].error("point (", x, ", ", y, ") lies outside the ", t.gridX, "x", t.gridY,
+                      " wafer");
+      if (!st.routePath.empty()) {
+        const auto [px, py] = st.routePath.back();
+        if (px != x && py != y)
+          path[i].error("the path goes from (", px, ", ", py, ") to (", x, ", ", y,
+                        ") off a row or column (consecutive points must share x or y)");
+        length += std::abs(x - px) + std::abs(y - py);
+      }
+      st.routePath.push_back({x, y});
+    }
+    if (length != st.hops)
+      hops.error("hops ", st.hops, " differs from the path's length ", length);
   }
 
   //===-- kernel bodies -----------------------------------------------------===//
@@ -1041,24 +1185,111 @@ private:
 
   //===-- whole-schedule checks ---------------------------------------------===//
 
-  void checkStreams() {
-    // MemoryX applies an update as soon as a gradient arrives, so a later
-    // weight stream of the same parameter in the same step would read the
-    // next step's weights.
-    std::vector<int> gradientAt(s_.params.size(), -1);
+  /// At most one gradient stream / weight update per parameter, and no
+  /// weight stream / read of it afterwards: the update happens as soon as the
+  /// gradient arrives, so a later read would see the next step's weights.
+  void checkParamSteps() {
+    const bool lp = s_.isLayerPipelined();
+    const char *update = lp ? "weight update" : "gradient stream";
+    const StepKind updateKind = lp ? StepKind::WeightUpdate : StepKind::GradientStream;
+    const StepKind readKind = lp ? StepKind::WeightRead : StepKind::WeightStream;
+    std::vector<int> updateAt(s_.params.size(), -1);
     for (size_t i = 0; i < s_.steps.size(); ++i) {
       const Step &st = s_.steps[i];
-      if (st.kind == StepKind::GradientStream) {
-        if (gradientAt[st.param] >= 0)
+      if (st.kind == updateKind) {
+        if (updateAt[st.param] >= 0)
           fail(s_.source, ": ", st.path, ": parameter '", s_.params[st.param].name,
-               "' already has a gradient stream at steps[", gradientAt[st.param], "]");
-        gradientAt[st.param] = static_cast<int>(i);
-      } else if (st.kind == StepKind::WeightStream && gradientAt[st.param] >= 0) {
-        fail(s_.source, ": ", st.path, ": parameter '", s_.params[st.param].name,
-             "' is streamed after its gradient stream at steps[", gradientAt[st.param],
+               "' already has a ", update, " at steps[", updateAt[st.param], "]");
+        updateAt[st.param] = static_cast<int>(i);
+      } else if (st.kind == readKind && updateAt[st.param] >= 0) {
+        fail(s_.source, ": ", st.path, ": parameter '", s_.params[st.param].name, "' is ",
+             lp ? "read" : "streamed", " after its ", update, " at steps[", updateAt[st.param],
              "] (it would see the updated weights)");
       }
     }
+  }
+
+  /// Layer-pipelined rules that need the whole step list: regions of layers,
+  /// route endpoints, where gradients come from, and no use of weights read
+  /// before their in-place update after it.
+  void checkLayerPipelined(const JsonReader &steps) {
+    // One region per layer; regions of different layers do not overlap.
+    std::map<std::string, size_t> layerAt; // layer -> first kernel step
+    for (size_t i = 0; i < s_.steps.size(); ++i) {
+      const Step &st = s_.steps[i];
+      if (st.kind != StepKind::Kernel)
+        continue;
+      JsonReader region = steps[i].at("region");
+      auto [it, fresh] = layerAt.emplace(st.layer, i);
+      if (!fresh) {
+        const PeRect &r = *s_.steps[it->second].region;
+        if (r != *st.region)
+          region.error("layer '", st.layer, "' has region ", rectText(*st.region), " here but ",
+                       rectText(r), " at steps[", it->second, "] (a layer owns one region)");
+        continue;
+      }
+      for (const auto &[other, at] : layerAt)
+        if (other != st.layer && s_.steps[at].region->overlaps(*st.region))
+          region.error("region ", rectText(*st.region), " of layer '", st.layer,
+                       "' overlaps region ", rectText(*s_.steps[at].region), " of layer '",
+                       other, "' (steps[", at, "])");
+    }
+    // What each top-level value is, seen through route and layout_convert:
+    // the step that made it (-1 for inputs).
+    std::vector<int> origin(s_.values.size(), -1);
+    std::vector<int> updateAt(s_.params.size(), -1);
+    for (size_t i = 0; i < s_.steps.size(); ++i) {
+      const Step &st = s_.steps[i];
+      JsonReader j = steps[i];
+      switch (st.kind) {
+      case StepKind::Route:
+        for (const char *end : {"from", "to"}) {
+          const std::string &layer = end[0] == 'f' ? st.from : st.to;
+          if (!layerAt.count(layer))
+            j.at(end).error("unknown layer '", layer, "' (no kernel of the schedule has it)");
+        }
+        [[fallthrough]];
+      case StepKind::LayoutConvert:
+        origin[st.results[0]] = origin[st.operands[0]];
+        break;
+      case StepKind::Kernel:
+        for (int r : st.results)
+          origin[r] = static_cast<int>(i);
+        break;
+      case StepKind::WeightRead:
+        origin[st.results[0]] = static_cast<int>(i);
+        break;
+      case StepKind::WeightUpdate: {
+        const int from = origin[st.operands[0]];
+        if (from < 0 || s_.steps[from].kind != StepKind::Kernel)
+          j.at("operand").error("the gradient of parameter '", s_.params[st.param].name,
+                                "' must come from a kernel (directly or through route or "
+                                "layout_convert)");
+        updateAt[st.param] = static_cast<int>(i);
+        break;
+      }
+      default:
+        break;
+      }
+      // The update is in place: a kernel (or route) after it must not use
+      // weights read before it.
+      for (size_t k = 0; k < st.operands.size(); ++k) {
+        const int from = origin[st.operands[k]];
+        if (from < 0 || s_.steps[from].kind != StepKind::WeightRead)
+          continue;
+        const int p = s_.steps[from].param;
+        if (updateAt[p] >= 0 && updateAt[p] < static_cast<int>(i))
+          fail(s_.source, ": ", st.path, ": uses the weights of parameter '", s_.params[p].name,
+               "' read at steps[", from, "] after their in-place weight_update at steps[",
+               updateAt[p], "]");
+      }
+    }
+  }
+
+  static std::string rectText(const PeRect &r) {
+    std::ostringstream os;
+    os << r.width << "x" << r.height << " at (" << r.x << ", " << r.y << ")";
+    return os.str();
   }
 
   Schedule s_;

@@ -3,14 +3,18 @@
 #include "wsc/Runtime/Session.h"
 
 #include "wsc/Runtime/Error.h"
+#include "wsc/Runtime/PipelineModel.h"
 
 #include <algorithm>
 
 namespace wsc::rt {
 
 Session::Session(Schedule schedule)
-    : schedule_(std::move(schedule)), interpreter_(schedule_), memoryX_(schedule_.params),
-      swarmX_(std::make_unique<LocalSwarmX>(schedule_.systems)), timing_(schedule_) {
+    : schedule_(std::move(schedule)), interpreter_(schedule_), timing_(makeStepModel(schedule_)) {
+  if (!schedule_.isLayerPipelined()) {
+    memoryX_.emplace(schedule_.params);
+    swarmX_ = std::make_unique<LocalSwarmX>(schedule_.systems);
+  }
   const std::vector<BatchShard> shards = shardBatch(schedule_.globalBatch, schedule_.systems);
   for (int k = 0; k < schedule_.systems; ++k)
     systems_.emplace_back(schedule_, interpreter_, k, shards[k]);
@@ -31,6 +35,24 @@ Session::Session(Schedule schedule)
       releaseAfter_[last[v]].push_back(static_cast<int>(v));
 }
 
+const ParamStore &Session::parameters() const {
+  if (memoryX_)
+    return *memoryX_;
+  return systems_[0].residentWeights();
+}
+
+ParamStore &Session::mutableParameters() {
+  if (memoryX_)
+    return *memoryX_;
+  return systems_[0].residentWeights();
+}
+
+const MemoryX &Session::memoryX() const {
+  if (!memoryX_)
+    fail("a layer-pipelined session has no MemoryX: the weights are resident on the wafer");
+  return *memoryX_;
+}
+
 void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
   // Check everything before changing anything.
   for (const ParamSpec &p : schedule_.params) {
@@ -44,8 +66,9 @@ void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
       fail("parameter '", p.name, "' has shape ", shapeToString(w.shape()), ", expected ",
            shapeToString(p.shape));
   }
+  ParamStore &store = mutableParameters();
   for (size_t i = 0; i < schedule_.params.size(); ++i)
-    memoryX_.setWeights(static_cast<int>(i), weights.at(schedule_.params[i].name));
+    store.setWeights(static_cast<int>(i), weights.at(schedule_.params[i].name));
 }
 
 void Session::checkInputs(const std::vector<Tensor> &inputs) const {
@@ -75,7 +98,7 @@ void Session::checkInputs(const std::vector<Tensor> &inputs) const {
 
 void Session::run(const std::vector<Tensor> &inputs) {
   checkInputs(inputs);
-  const std::vector<std::string> missing = memoryX_.missingWeights();
+  const std::vector<std::string> missing = parameters().missingWeights();
   if (!missing.empty())
     fail("no weights loaded for parameter '", missing[0], "'");
   for (WaferSystem &sys : systems_) {
@@ -95,7 +118,7 @@ void Session::run(const std::vector<Tensor> &inputs) {
     const Step &st = schedule_.steps[si];
     switch (st.kind) {
     case StepKind::WeightStream: {
-      Tensor w = memoryX_.streamWeights(st.param, st.order, st.dtype);
+      Tensor w = memoryX_->streamWeights(st.param, st.order, st.dtype);
       std::vector<Tensor> received = swarmX_->broadcast(w);
       const DType dt = schedule_.values[st.results[0]].dtype;
       for (int k = 0; k < N; ++k)
@@ -104,6 +127,9 @@ void Session::run(const std::vector<Tensor> &inputs) {
     }
     case StepKind::Kernel:
     case StepKind::LayoutConvert:
+    case StepKind::WeightRead:   // layer pipelined: all on the one wafer
+    case StepKind::WeightUpdate:
+    case StepKind::Route:
       for (WaferSystem &sys : systems_)
         sys.execute(si);
       break;
@@ -119,7 +145,7 @@ void Session::run(const std::vector<Tensor> &inputs) {
         }
         partials.push_back(g);
       }
-      memoryX_.applyGradient(st.param, swarmX_->reduce(partials), st.order);
+      memoryX_->applyGradient(st.param, swarmX_->reduce(partials), st.order);
       break;
     }
     }
@@ -134,14 +160,17 @@ double Session::step(const std::vector<Tensor> &inputs) {
     fail("this is an inference schedule: use infer(), not step()");
   run(inputs);
   const int lossId = schedule_.outputs[0].value;
-  std::vector<Tensor> partials;
-  for (WaferSystem &sys : systems_)
-    partials.push_back(sys.value(lossId));
-  const Tensor loss = swarmX_->reduce(partials);
+  if (swarmX_) {
+    std::vector<Tensor> partials;
+    for (WaferSystem &sys : systems_)
+      partials.push_back(sys.value(lossId));
+    report_.loss = swarmX_->reduce(partials).at(0);
+  } else {
+    report_.loss = systems_[0].value(lossId).at(0); // streamed off the one wafer
+  }
   for (WaferSystem &sys : systems_)
     sys.clear();
-  report_.loss = loss.at(0);
-  report_.timing = timing_.simulateStep();
+  report_.timing = timing_->simulateStep();
   ++stepsRun_;
   return report_.loss;
 }
@@ -165,7 +194,7 @@ std::vector<Tensor> Session::infer(const std::vector<Tensor> &inputs) {
   for (WaferSystem &sys : systems_)
     sys.clear();
   report_.loss = 0;
-  report_.timing = timing_.simulateStep();
+  report_.timing = timing_->simulateStep();
   ++stepsRun_;
   return outputs;
 }

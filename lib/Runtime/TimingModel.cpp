@@ -49,8 +49,7 @@ TimingModel::TimingModel(const Schedule &s, int traceSystems)
   hops_ = model::swarmxLevels(s.systems, s.target.swarmxFanout);
   peakSram_ = peakSramPerPe(s);
   for (const ParamSpec &p : s.params)
-    updateSeconds_.push_back(static_cast<double>(numElements(p.shape)) *
-                             optimizerFlopsPerElement(p.optimizer) / s.target.memxFlops);
+    updateSeconds_.push_back(paramUpdateFlops(p) / s.target.memxFlops);
   reset();
 }
 
@@ -146,6 +145,10 @@ StepTiming TimingModel::simulateStep() {
       emit("update " + s.params[st.param].name, "memoryx", 0, kMemoryX, ubegin, udur, si, 0);
       break;
     }
+    case StepKind::WeightRead: // layer-pipelined steps: never in a
+    case StepKind::WeightUpdate: // weight-streaming schedule
+    case StepKind::Route:
+      break;
     }
   }
   double end = stepStart;
@@ -157,28 +160,25 @@ StepTiming TimingModel::simulateStep() {
   return r;
 }
 
-std::string TimingModel::traceJson() const {
+std::string chromeTraceJson(const std::vector<TraceTrack> &tracks,
+                            const std::vector<TraceEvent> &events) {
   using nlohmann::json;
   json evs = json::array();
-  auto meta = [&](int pid, int tid, const char *what, const std::string &name) {
-    json e = {{"name", what}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
-    if (tid >= 0)
-      e["tid"] = tid;
+  for (const TraceTrack &t : tracks) {
+    json e = {{"name", t.tid < 0 ? "process_name" : "thread_name"},
+              {"ph", "M"},
+              {"pid", t.pid},
+              {"args", {{"name", t.name}}}};
+    if (t.tid >= 0)
+      e["tid"] = t.tid;
     evs.push_back(e);
-  };
-  meta(0, -1, "process_name", "MemoryX");
-  meta(0, kMemoryX, "thread_name", "memoryx");
-  const int shown = std::min(schedule_.systems, traceSystems_);
-  for (int k = 0; k < shown; ++k) {
-    meta(k + 1, -1, "process_name", "system " + std::to_string(k));
-    meta(k + 1, kCompute, "thread_name", "compute");
-    meta(k + 1, kStreamIn, "thread_name", "stream-in");
-    meta(k + 1, kStreamOut, "thread_name", "stream-out");
   }
-  for (const TraceEvent &e : events_) {
+  for (const TraceEvent &e : events) {
     json args = {{"step", e.step}, {"schedule_step", e.scheduleStep}};
     if (e.bytes > 0)
       args["bytes"] = e.bytes;
+    if (e.sample >= 0)
+      args["sample"] = e.sample;
     evs.push_back({{"name", e.name},
                    {"cat", e.cat},
                    {"ph", "X"},
@@ -192,7 +192,19 @@ std::string TimingModel::traceJson() const {
   return doc.dump(1);
 }
 
-void TimingModel::writeTrace(const std::string &path) const {
+std::string TimingModel::traceJson() const {
+  std::vector<TraceTrack> tracks = {{0, -1, "MemoryX"}, {0, kMemoryX, "memoryx"}};
+  const int shown = std::min(schedule_.systems, traceSystems_);
+  for (int k = 0; k < shown; ++k) {
+    tracks.push_back({k + 1, -1, "system " + std::to_string(k)});
+    tracks.push_back({k + 1, kCompute, "compute"});
+    tracks.push_back({k + 1, kStreamIn, "stream-in"});
+    tracks.push_back({k + 1, kStreamOut, "stream-out"});
+  }
+  return chromeTraceJson(tracks, events_);
+}
+
+void StepModel::writeTrace(const std::string &path) const {
   std::ofstream out(path, std::ios::trunc);
   if (!out)
     fail(path, ": cannot open for writing");

@@ -9,7 +9,28 @@ namespace wsc::rt {
 WaferSystem::WaferSystem(const Schedule &schedule, const Interpreter &interpreter, int index,
                          BatchShard shard)
     : schedule_(schedule), interpreter_(interpreter), index_(index), shard_(shard),
-      values_(schedule.values.size()) {}
+      values_(schedule.values.size()) {
+  if (schedule.isLayerPipelined())
+    resident_.emplace(schedule.params);
+}
+
+namespace {
+[[noreturn]] void noResidentWeights() {
+  fail("internal: a weight-streaming wafer holds no parameters (they live in MemoryX)");
+}
+} // namespace
+
+ParamStore &WaferSystem::residentWeights() {
+  if (!resident_)
+    noResidentWeights();
+  return *resident_;
+}
+
+const ParamStore &WaferSystem::residentWeights() const {
+  if (!resident_)
+    noResidentWeights();
+  return *resident_;
+}
 
 void WaferSystem::clear() {
   for (Tensor &t : values_)
@@ -43,8 +64,17 @@ void WaferSystem::execute(size_t stepIndex) {
     break;
   }
   case StepKind::LayoutConvert:
+  case StepKind::Route:
     // Numerically the identity: same buffer under the new value id.
     values_[st.results[0]] = value(st.operands[0]);
+    break;
+  case StepKind::WeightRead:
+    // The kernel reads the resident FP32 weights in place (shared buffer:
+    // a later update copies on write if the value is still held).
+    values_[st.results[0]] = residentWeights().requireWeights(st.param);
+    break;
+  case StepKind::WeightUpdate:
+    residentWeights().applyGradient(st.param, value(st.operands[0]));
     break;
   default:
     fail("internal: a system cannot execute ", st.path, " by itself");

@@ -3,7 +3,9 @@
 linear_mse: one Linear layer + MSE loss.
 mlp_ce:     Linear/ReLU stack + softmax cross-entropy on integer labels
             (one-hot via linalg.index), backward with transposed weight
-            streams, as in whitepaper §7.4.
+            streams, as in whitepaper §7.4 (or row-major ones).
+layer_pipelined: the layer-pipelined twin of a weight-streaming schedule
+            with f32 row-major streams (weight_read / weight_update / route).
 The torch references take the same weights and data and model what the
 cluster does: weights are rounded to the stream dtype for every use.
 """
@@ -115,8 +117,12 @@ def _cross_entropy(sb, logits, labels, batch, classes):
 
 
 def mlp_ce(batch=6, dims=(4, 5, 3), systems=1, stream_dtype="f32", optimizer=None,
-           kind="train", prefetch=True):
-    """Linear layers dims[0] -> dims[1] -> ... with ReLU between, CE loss."""
+           kind="train", prefetch=True, backward_weights="transposed"):
+    """Linear layers dims[0] -> dims[1] -> ... with ReLU between, CE loss.
+
+    backward_weights="row_major" streams W (not W^T) for dX = dZ W, the form a
+    layer-pipelined schedule reads its resident weights in."""
+    assert backward_weights in ("transposed", "row_major")
     opt = optimizer or sgd()
     sb = ScheduleBuilder(kind, systems, batch, stream_dtype)
     L = len(dims) - 1
@@ -129,11 +135,11 @@ def mlp_ce(batch=6, dims=(4, 5, 3), systems=1, stream_dtype="f32", optimizer=Non
         labels = sb.input("label0", [batch], "i64", role="label", num_classes=dims[-1],
                           sram=_sram(sb, [batch], "i64"))
 
-    def stream(l, order="row_major"):
+    def stream(l, order="row_major", bias=True):
         name = f"fc{l}.weight"
         shape = [dims[l + 1], dims[l]]
         w = sb.weight_stream(name, order, sram=_sram(sb, shape))
-        b = sb.weight_stream(f"fc{l}.bias", sram=_sram(sb, [dims[l + 1]])) if order == "row_major" else None
+        b = sb.weight_stream(f"fc{l}.bias", sram=_sram(sb, [dims[l + 1]])) if bias else None
         return w, b
 
     # Forward.
@@ -166,11 +172,11 @@ def mlp_ce(batch=6, dims=(4, 5, 3), systems=1, stream_dtype="f32", optimizer=Non
     # Backward, last layer first; W_l^T streams for dX.
     wt = {}
     if L - 1 >= 1:
-        wt[L - 1] = stream(L - 1, "transposed")[0]
+        wt[L - 1] = stream(L - 1, backward_weights, bias=False)[0]
     grads = []
     for l in reversed(range(L)):
         if prefetch and l - 1 >= 1:
-            wt[l - 1] = stream(l - 1, "transposed")[0]
+            wt[l - 1] = stream(l - 1, backward_weights, bias=False)[0]
         out_f, in_f = dims[l + 1], dims[l]
         a_in = acts[l]
         flops = 2.0 * batch * in_f * out_f * (2 if l > 0 else 1)
@@ -178,8 +184,8 @@ def mlp_ce(batch=6, dims=(4, 5, 3), systems=1, stream_dtype="f32", optimizer=Non
             def bwd(k, dz, a, wT, out_f=out_f, in_f=in_f):
                 dw = k.matmul(dz, a, [dim(2), dim(0)], [dim(2), dim(1)], [out_f, in_f])
                 db = k.reduce(dz, [1], "addf", 0.0)
-                da = k.matmul(dz, wT, [dim(0), dim(2)], [dim(1), dim(2)], [batch, in_f],
-                              batch_dim=0)
+                w_map = [dim(1), dim(2)] if backward_weights == "transposed" else [dim(2), dim(1)]
+                da = k.matmul(dz, wT, [dim(0), dim(2)], w_map, [batch, in_f], batch_dim=0)
                 dprev = k.elementwise([da, a], lambda r, g, v: r.select(
                     r.cmpf("ogt", v, r.const(0.0)), g, r.const(0.0)))
                 return [dw, db, dprev]
@@ -196,9 +202,68 @@ def mlp_ce(batch=6, dims=(4, 5, 3), systems=1, stream_dtype="f32", optimizer=Non
         sb.gradient_stream(f"fc{l}.weight", dw)
         sb.gradient_stream(f"fc{l}.bias", db)
         if not prefetch and l - 1 >= 1:
-            wt[l - 1] = stream(l - 1, "transposed")[0]
+            wt[l - 1] = stream(l - 1, backward_weights, bias=False)[0]
     sb.output("loss", loss)
     return sb
+
+
+def layer_pipelined(sb, regions, lp):
+    """The layer-pipelined twin of weight-streaming schedule `sb` (one system,
+    f32 row-major streams only): weight_stream -> weight_read, gradient_stream
+    -> weight_update, a route in front of every kernel operand made by another
+    layer (an L-shaped path between the two regions' centres), and per kernel
+    its layer's region and lp model. regions: layer -> (x, y, width, height);
+    lp: kernel name -> (kind, formal, exec, cycles_per_sample, memory_words).
+    Same arithmetic, so the twins train to bitwise equal losses and weights."""
+    import copy
+    doc = copy.deepcopy(sb.to_json())
+    assert doc["systems"] == 1, "layer-pipelined schedules run on one system"
+    doc["mode"] = "layer_pipelined"
+    values = doc["values"]
+    made_by = {}   # value -> layer of the kernel producing it
+    routed = {}    # (value, layer) -> routed value
+    steps = []
+
+    def centre(layer):
+        x, y, w, h = regions[layer]
+        return x + w // 2, y + h // 2
+
+    for st in doc["steps"]:
+        op = st["op"]
+        if op == "weight_stream":
+            assert st["order"] == "row_major" and st["dtype"] == "f32", st
+            steps.append({"op": "weight_read", "param": st["param"], "result": st["result"]})
+        elif op == "gradient_stream":
+            assert st["order"] == "row_major", st
+            steps.append({"op": "weight_update", "param": st["param"], "operand": st["operand"]})
+        elif op == "kernel":
+            layer = st["layer"]
+            for i, v in enumerate(st["operands"]):
+                src = made_by.get(v)
+                if src is None or src == layer:
+                    continue
+                if (v, layer) not in routed:
+                    r = len(values)
+                    values.append(dict(values[v], id=r))
+                    (x0, y0), (x1, y1) = centre(src), centre(layer)
+                    corner = [x1, y0] if x0 != x1 and y0 != y1 else []
+                    steps.append({"op": "route", "operand": v, "result": r, "from": src,
+                                  "to": layer, "hops": abs(x1 - x0) + abs(y1 - y0),
+                                  "path": [x0, y0] + corner + [x1, y1]})
+                    routed[(v, layer)] = r
+                st["operands"][i] = routed[(v, layer)]
+            x, y, w, h = regions[layer]
+            st["region"] = {"x": x, "y": y, "width": w, "height": h}
+            kind, formal, exe, cycles, words = lp[st["name"]]
+            st["lp"] = {"kind": kind, "formal": formal, "exec": exe,
+                        "cycles_per_sample": cycles, "memory_words": words}
+            for r in st["results"]:
+                made_by[r] = layer
+            steps.append(st)
+        else:
+            steps.append(st)
+    doc["steps"] = steps
+    return doc
 
 
 # ---------------------------------------------------------------------------

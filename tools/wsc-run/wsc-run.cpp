@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Runtime/Error.h"
+#include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/SafeTensors.h"
 #include "wsc/Runtime/Session.h"
 #include "wsc/Runtime/Threads.h"
@@ -44,7 +45,7 @@ const char *kUsage =
     "       wsc-run SCHEDULE.json --model-only [--steps N] [--report REPORT.json]\n"
     "\n"
     "Runs a wsc schedule (wsc-translate --wsc-to-schedule) on the emulated\n"
-    "weight-streaming cluster.\n"
+    "weight-streaming cluster or, for a layer-pipelined schedule, one wafer.\n"
     "  --weights        initial parameters, one tensor per schedule param name\n"
     "  --data           training data: per schedule input name a tensor\n"
     "                   [S, *input_shape] (S batches) or exactly input_shape\n"
@@ -203,17 +204,51 @@ std::string fmtBytes(double b) {
   return buf;
 }
 
+nlohmann::json pipelineJson(const PipelineTiming &p) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (const StageTiming &st : p.stages)
+    stages.push_back({{"name", st.name},
+                      {"layer", st.layer},
+                      {"phase", phaseName(st.phase)},
+                      {"schedule_step", st.scheduleStep},
+                      {"seconds_per_sample", st.secondsPerSample},
+                      {"busy_s", st.busyS},
+                      {"held_samples", st.heldSamples},
+                      {"bytes_per_sample", st.bytesPerSample},
+                      {"buffer_bytes", st.bufferBytes}});
+  return {{"fill_s", p.fillS},           {"interval_s", p.intervalS},
+          {"samples_per_s", p.samplesPerS}, {"bottleneck", p.bottleneck},
+          {"compute_s", p.computeS},     {"bubble_s", p.bubbleS},
+          {"buffer_bytes", p.bufferBytes}, {"stages", stages}};
+}
+
 nlohmann::json timingJson(const StepTiming &t) {
-  return {{"time_s", t.timeS},       {"compute_s", t.computeS},
-          {"stream_s", t.streamS},   {"stall_s", t.stallS},
-          {"bytes_in", t.bytesIn},   {"bytes_out", t.bytesOut},
-          {"peak_sram_per_pe_bytes", t.peakSramPerPeBytes}};
+  nlohmann::json j = {{"time_s", t.timeS},       {"compute_s", t.computeS},
+                      {"stream_s", t.streamS},   {"stall_s", t.stallS},
+                      {"bytes_in", t.bytesIn},   {"bytes_out", t.bytesOut},
+                      {"peak_sram_per_pe_bytes", t.peakSramPerPeBytes}};
+  if (t.pipeline)
+    j["pipeline"] = pipelineJson(*t.pipeline);
+  return j;
 }
 
 std::string timingLine(const StepTiming &t) {
+  if (const auto &p = t.pipeline) {
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.1f", p->samplesPerS);
+    return "time " + fmtTime(t.timeS) + " (fill " + fmtTime(p->fillS) + ", interval " +
+           fmtTime(p->intervalS) + ", compute " + fmtTime(p->computeS) + ", bubble " +
+           fmtTime(p->bubbleS) + ")  " + rate + " samples/s  bottleneck " + p->bottleneck +
+           "  buffers " + fmtBytes(p->bufferBytes);
+  }
   return "time " + fmtTime(t.timeS) + " (compute " + fmtTime(t.computeS) + ", stream " +
          fmtTime(t.streamS) + ", stall " + fmtTime(t.stallS) + ")  in " + fmtBytes(t.bytesIn) +
          "  out " + fmtBytes(t.bytesOut) + "  sram/PE " + fmtBytes(t.peakSramPerPeBytes);
+}
+
+/// "  bottleneck NAME" for a layer-pipelined step, else nothing.
+std::string bottleneckNote(const StepTiming &t) {
+  return t.pipeline ? "  bottleneck " + t.pipeline->bottleneck : std::string();
 }
 
 /// The batches of one schedule input found in a data file.
@@ -277,7 +312,8 @@ std::vector<Tensor> batchAt(const Schedule &s, const std::vector<InputBatches> &
   return inputs;
 }
 
-/// FP32 words MemoryX keeps per parameter: weight, gradient, optimizer state.
+/// FP32 words MemoryX (or, layer pipelined, the wafer) keeps per parameter:
+/// weight, gradient, optimizer state.
 int stateWords(const OptimizerSpec &o) {
   switch (o.kind) {
   case OptimizerKind::SGD:
@@ -300,19 +336,35 @@ void printProgram(const Schedule &s) {
     params += static_cast<double>(numElements(p.shape));
     memx += static_cast<double>(numElements(p.shape)) * 4.0 * stateWords(p.optimizer);
   }
-  std::printf("program %s: %s, %d system(s), global batch %lld (%lld per system), weights "
-              "stream as %s, gradients as %s\n",
-              s.function.c_str(), s.mode.c_str(), s.systems,
-              static_cast<long long>(s.globalBatch), static_cast<long long>(shards[0].size),
-              dtypeName(s.streamDType), dtypeName(s.gradientDType));
-  std::printf("wafer %lldx%lld PEs, %s SRAM/PE; MemoryX holds %.0f parameters in %s "
-              "(weights, gradients, optimizer state)\n",
+  const bool lp = s.isLayerPipelined();
+  if (lp)
+    std::printf("program %s: %s, 1 system, global batch %lld, samples flow through the "
+                "layers one at a time\n",
+                s.function.c_str(), s.mode.c_str(), static_cast<long long>(s.globalBatch));
+  else
+    std::printf("program %s: %s, %d system(s), global batch %lld (%lld per system), weights "
+                "stream as %s, gradients as %s\n",
+                s.function.c_str(), s.mode.c_str(), s.systems,
+                static_cast<long long>(s.globalBatch), static_cast<long long>(shards[0].size),
+                dtypeName(s.streamDType), dtypeName(s.gradientDType));
+  std::printf("wafer %lldx%lld PEs, %s SRAM/PE; %s holds %.0f parameters in %s "
+              "(%sweights, gradients, optimizer state)%s\n",
               static_cast<long long>(s.target.gridX), static_cast<long long>(s.target.gridY),
-              fmtBytes(static_cast<double>(s.target.sramPerPe)).c_str(), params,
-              fmtBytes(memx).c_str());
+              fmtBytes(static_cast<double>(s.target.sramPerPe)).c_str(),
+              lp ? "the wafer" : "MemoryX", params, fmtBytes(memx).c_str(), lp ? "FP32 " : "",
+              lp ? " in their layers' regions" : "");
   for (const Step &st : s.steps) {
     if (st.kind != StepKind::Kernel)
       continue;
+    if (lp) {
+      const PeRect &r = *st.region;
+      std::printf("  kernel %-12s %-9s region %lldx%lld at (%lld, %lld)  %.6g cycles/sample  "
+                  "%.6g words/PE\n",
+                  st.name.c_str(), st.lp->kind.c_str(), static_cast<long long>(r.width),
+                  static_cast<long long>(r.height), static_cast<long long>(r.x),
+                  static_cast<long long>(r.y), st.lp->cyclesPerSample, st.lp->memoryWords);
+      continue;
+    }
     const ValueSpec *shown = nullptr;
     for (int id : st.results)
       if (!s.values[id].layout.empty()) {
@@ -339,19 +391,19 @@ void writeJson(const std::string &path, const nlohmann::json &doc) {
 int runModelOnly(const Options &o) {
   Schedule s = loadSchedule(o.schedule);
   printProgram(s);
-  TimingModel model(s, /*traceSystems=*/0);
+  std::unique_ptr<StepModel> model = makeStepModel(s, /*trace=*/false);
   nlohmann::json steps = nlohmann::json::array();
   StepTiming t;
   for (int64_t i = 0; i < o.steps.value_or(2); ++i) {
-    t = model.simulateStep();
+    t = model->simulateStep();
     std::printf("step %lld (modeled)  %s\n", static_cast<long long>(i), timingLine(t).c_str());
     nlohmann::json j = timingJson(t);
     j["step"] = i;
     steps.push_back(j);
   }
-  std::printf("summary: modeled step %s  %.1f samples/s modeled  peak sram/PE %s\n",
+  std::printf("summary: modeled step %s  %.1f samples/s modeled  peak sram/PE %s%s\n",
               fmtTime(t.timeS).c_str(), t.timeS > 0 ? s.globalBatch / t.timeS : 0.0,
-              fmtBytes(t.peakSramPerPeBytes).c_str());
+              fmtBytes(t.peakSramPerPeBytes).c_str(), bottleneckNote(t).c_str());
   if (!o.report.empty())
     writeJson(o.report, {{"schedule", o.schedule},
                          {"kind", s.isTraining() ? "train" : "inference"},
@@ -441,10 +493,11 @@ int run(const Options &o) {
       const StepTiming &t = session.lastReport().timing;
       const double finalLoss = session.lastReport().loss;
       std::printf("summary: %lld steps  final loss %.6f  mean loss %.6f  modeled step %s "
-                  "(last step)  %.1f samples/s modeled  peak sram/PE %s  emulator wall %s\n",
+                  "(last step)  %.1f samples/s modeled  peak sram/PE %s%s  emulator wall %s\n",
                   static_cast<long long>(steps), finalLoss, lossSum / steps,
                   fmtTime(t.timeS).c_str(), t.timeS > 0 ? s.globalBatch / t.timeS : 0.0,
-                  fmtBytes(t.peakSramPerPeBytes).c_str(), fmtTime(wall).c_str());
+                  fmtBytes(t.peakSramPerPeBytes).c_str(), bottleneckNote(t).c_str(),
+                  fmtTime(wall).c_str());
       report["summary"] = {{"steps", steps},           {"final_loss", finalLoss},
                            {"mean_loss", lossSum / steps}, {"step_time_s", t.timeS},
                            {"wall_s", wall}};

@@ -191,6 +191,71 @@ TEST_F(Tool, ModelOnlyRunsTheTimingModelWithoutWeights) {
   EXPECT_EQ(report.find("\"loss\""), std::string::npos); // no numerics ran
 }
 
+TEST_F(Tool, LayerPipelinedTrainsLikeItsWeightStreamingTwin) {
+  writeSafeTensors(path("w.safetensors"),
+                   {{"fc0.weight", randomTensor({5, 4}, 1)}, {"fc0.bias", randomTensor({5}, 2)},
+                    {"fc1.weight", randomTensor({3, 5}, 3)}, {"fc1.bias", randomTensor({3}, 4)}});
+  writeSafeTensors(path("d.safetensors"),
+                   {{"input0", randomTensor({2, 6, 4}, 5)},
+                    {"label0", Tensor::fromInts({2, 6}, {0, 1, 2, 0, 1, 2, 1, 1, 2, 0, 0, 0})}});
+  const std::string files = " --weights " + path("w.safetensors") + " --data " +
+                            path("d.safetensors") + " --steps 3 ";
+  Result lp = run(inputPath("mlp_ce_lp.json") + files + "--trace " + path("t.json") +
+                  " --report " + path("lp.json") + " --save-weights " + path("lp.safetensors"));
+  ASSERT_EQ(lp.status, 0) << lp.err;
+  EXPECT_EQ(lp.err, "");
+  EXPECT_CONTAINS(lp.out, "program train_step: layer_pipelined, 1 system, global batch 6");
+  EXPECT_CONTAINS(lp.out, "the wafer holds 43 parameters");
+  EXPECT_CONTAINS(lp.out, "kernel fc1.bwd      matmul    region 10x6 at (20, 8)  600 cycles/sample"
+                          "  80 words/PE");
+  EXPECT_CONTAINS(lp.out, "step 2  loss ");
+  EXPECT_CONTAINS(lp.out, " (fill ");
+  EXPECT_CONTAINS(lp.out, "samples/s  bottleneck fc1.bwd  buffers ");
+  EXPECT_CONTAINS(lp.out, "summary: 3 steps");
+  EXPECT_CONTAINS(lp.out, "bottleneck fc1.bwd  emulator wall");
+  EXPECT_EQ(lp.out.find("MemoryX"), std::string::npos);
+  json report = json::parse(slurp(path("lp.json")));
+  ASSERT_EQ(report["steps"].size(), 3u);
+  const json &pipe = report["steps"][1]["pipeline"];
+  EXPECT_EQ(pipe["bottleneck"], "fc1.bwd");
+  EXPECT_DOUBLE_EQ(pipe["interval_s"].get<double>(), 600 / 1.1e9);
+  for (const char *key : {"fill_s", "samples_per_s", "compute_s", "bubble_s", "buffer_bytes"})
+    EXPECT_TRUE(pipe.contains(key)) << key;
+  ASSERT_EQ(pipe["stages"].size(), 5u);
+  EXPECT_EQ(pipe["stages"][0]["name"], "fc0.fwd");
+  EXPECT_EQ(pipe["stages"][0]["phase"], "forward");
+  EXPECT_GT(pipe["stages"][0]["held_samples"].get<int>(), 0);
+  json trace = json::parse(slurp(path("t.json")));
+  int stageEvents = 0;
+  for (const json &e : trace["traceEvents"])
+    stageEvents += e["ph"] == "X" && e["cat"] == "stage";
+  EXPECT_EQ(stageEvents, 3 * 5 * 6); // steps x stages x samples
+
+  Result ws = run(inputPath("mlp_ce_rowmajor.json") + files + "--report " + path("ws.json") +
+                  " --save-weights " + path("ws.safetensors"));
+  ASSERT_EQ(ws.status, 0) << ws.err;
+  EXPECT_EQ(json::parse(slurp(path("ws.json")))["steps"][0].count("pipeline"), 0u);
+  json wsReport = json::parse(slurp(path("ws.json")));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(wsReport["steps"][i]["loss"], report["steps"][i]["loss"]) << i;
+  SafeTensorsFile a = readSafeTensors(path("lp.safetensors")),
+                  b = readSafeTensors(path("ws.safetensors"));
+  for (const auto &[name, t] : a.tensors)
+    EXPECT_EQ(t.tensor.toFloats(), b.tensors.at(name).tensor.toFloats()) << name;
+}
+
+TEST_F(Tool, ModelOnlyRunsThePipelineModel) {
+  Result r = run(inputPath("mlp_ce_lp.json") + " --model-only --steps 2 --report " +
+                 path("r.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "step 1 (modeled)  time ");
+  EXPECT_CONTAINS(r.out, "(fill ");
+  EXPECT_CONTAINS(r.out, "summary: modeled step ");
+  EXPECT_CONTAINS(r.out, "bottleneck fc1.bwd\n");
+  json report = json::parse(slurp(path("r.json")));
+  EXPECT_EQ(report["steps"][1]["pipeline"]["stages"].size(), 5u);
+}
+
 TEST_F(Tool, ModelOnlyRejectsNumericsFlags) {
   writeLinearFiles();
   Result r = run(schedule() + " --model-only --weights " + path("w.safetensors"));

@@ -47,6 +47,9 @@ private:
 
 /// Floating point operations per element of one update (timing model).
 double optimizerFlopsPerElement(const OptimizerSpec &spec);
+/// Floating point operations of one update of `param`: elements x
+/// optimizerFlopsPerElement (MemoryX and the wafer's in-place update alike).
+double paramUpdateFlops(const ParamSpec &param);
 
 } // namespace wsc::rt
 

@@ -154,18 +154,46 @@ struct KernelCost {
   double flops = 0, cycles = 0, pes = 0;
 };
 
-enum class StepKind { WeightStream, Kernel, LayoutConvert, GradientStream };
+enum class StepKind {
+  WeightStream, Kernel, LayoutConvert, GradientStream, // weight streaming
+  WeightRead, WeightUpdate, Route                      // layer pipelined
+};
 enum class StreamOrder { RowMajor, Transposed };
 enum class Phase { Forward, Backward, Loss };
+/// "forward", "backward" or "loss", as in the schedule.
+const char *phaseName(Phase p);
+
+/// A rectangle of PEs: columns [x, x + width), rows [y, y + height).
+struct PeRect {
+  int64_t x = 0, y = 0, width = 0, height = 0;
+  int64_t pes() const { return width * height; }
+  bool overlaps(const PeRect &o) const {
+    return x < o.x + o.width && o.x < x + width && y < o.y + o.height && o.y < y + height;
+  }
+  bool operator==(const PeRect &o) const {
+    return x == o.x && y == o.y && width == o.width && height == o.height;
+  }
+  bool operator!=(const PeRect &o) const { return !(*this == o); }
+};
+
+/// The layer-pipelined kernel model the compiler chose (docs/LayerPipelined.md):
+/// kind, formal and execution args are kept for reports only.
+struct LpKernelModel {
+  std::string kind;
+  std::vector<int64_t> formal, exec;
+  double cyclesPerSample = 0; // time per sample on the kernel's region
+  double memoryWords = 0;     // memory per PE
+};
 
 /// One schedule step. Operands/results are uniform across kinds so liveness
-/// and def-use checks need no special cases: a weight stream has one result,
-/// a gradient stream one operand, a layout convert one of each.
+/// and def-use checks need no special cases: a weight stream or read has one
+/// result, a gradient stream or weight update one operand, a layout convert
+/// or route one of each.
 struct Step {
   StepKind kind = StepKind::Kernel;
   std::string path;
   std::vector<int> operands, results;
-  // weight_stream / gradient_stream
+  // weight_stream / gradient_stream / weight_read / weight_update
   int param = -1;
   StreamOrder order = StreamOrder::RowMajor;
   DType dtype = DType::F32;
@@ -175,8 +203,16 @@ struct Step {
   Phase phase = Phase::Forward;
   KernelCost cost;
   KernelBody body;
+  // kernel, layer-pipelined mode only (always set there)
+  std::optional<PeRect> region;
+  std::optional<LpKernelModel> lp;
   // layout_convert
   double cycles = 0;
+  // route: from layer `from` to layer `to` along `routePath` (x, y points;
+  // hops PEs long)
+  std::string from, to;
+  int64_t hops = 0;
+  std::vector<std::pair<int64_t, int64_t>> routePath;
 };
 
 enum class ScheduleKind { Train, Inference };
@@ -200,6 +236,8 @@ struct Schedule {
   std::string reportJson; // informational, kept verbatim
 
   bool isTraining() const { return kind == ScheduleKind::Train; }
+  /// Layer-pipelined mode: one system, weights resident on the wafer.
+  bool isLayerPipelined() const { return mode == "layer_pipelined"; }
   /// Index of the parameter called `name`, or -1.
   int paramIndex(const std::string &name) const;
   /// Shape of value `id` on a system holding `localBatch` samples.

@@ -1,7 +1,8 @@
 //===- Session.h - Drives training steps over an emulated cluster -*- C++ -*-===//
 //
-// A Session owns one cluster: MemoryX, a SwarmX, one WaferSystem per system
-// and the timing model. A training step walks the schedule once:
+// A Session owns one cluster and its timing model. In weight-streaming mode
+// that is MemoryX, a SwarmX and one WaferSystem per system, and a training
+// step walks the schedule once:
 //   weight_stream   -> MemoryX rounds the weights, SwarmX broadcasts them;
 //   kernel          -> every system runs it on its batch shard;
 //   gradient_stream -> SwarmX sums the systems' partial gradients (FP32),
@@ -9,12 +10,20 @@
 // and the loss is the SwarmX sum of the systems' partial losses.
 // Inference runs the same walk and concatenates outputs along the batch.
 //
+// In layer-pipelined mode the cluster is one wafer and nothing else: the
+// weights are resident on it (WaferSystem::residentWeights()), kernels read
+// them in place (weight_read), activations move between layers' regions over
+// the fabric (route) and each layer updates its weights in place
+// (weight_update). No MemoryX, no SwarmX; the timing model is the sample
+// pipeline (PipelineModel).
+//
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_SESSION_H
 #define WSC_RUNTIME_SESSION_H
 
 #include "wsc/Runtime/Interpreter.h"
 #include "wsc/Runtime/MemoryX.h"
+#include "wsc/Runtime/ParamStore.h"
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Runtime/SwarmX.h"
 #include "wsc/Runtime/TimingModel.h"
@@ -22,6 +31,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,11 +50,18 @@ public:
 
   const Schedule &schedule() const { return schedule_; }
 
-  /// Sets every parameter's master weights. Throws if a parameter is
-  /// missing or has the wrong shape or dtype; extra tensors are ignored.
+  /// Sets every parameter's weights (MemoryX's master copy, or in
+  /// layer-pipelined mode the wafer's resident weights) and resets the
+  /// optimizer state. Throws if a parameter is missing or has the wrong
+  /// shape or dtype; extra tensors are ignored.
   void loadWeights(const std::map<std::string, Tensor> &weights);
-  std::map<std::string, Tensor> weights() const { return memoryX_.allWeights(); }
-  const MemoryX &memoryX() const { return memoryX_; }
+  /// Copies of the current weights (downloaded from the wafer in
+  /// layer-pipelined mode).
+  std::map<std::string, Tensor> weights() const { return parameters().allWeights(); }
+  /// Where the parameters live: MemoryX, or the wafer in layer-pipelined mode.
+  const ParamStore &parameters() const;
+  /// Weight-streaming mode only (throws in layer-pipelined mode).
+  const MemoryX &memoryX() const;
 
   /// Checks inputs (schedule input order, global batch): count, dtype,
   /// shape, and integer labels within [0, num_classes).
@@ -57,20 +74,22 @@ public:
 
   const StepReport &lastReport() const { return report_; }
   int stepsRun() const { return stepsRun_; }
-  const TimingModel &timing() const { return timing_; }
+  /// TimingModel (weight streaming) or PipelineModel (layer pipelined).
+  const StepModel &timing() const { return *timing_; }
   const Interpreter &interpreter() const { return interpreter_; }
-  void writeTrace(const std::string &path) const { timing_.writeTrace(path); }
+  void writeTrace(const std::string &path) const { timing_->writeTrace(path); }
   const WaferSystem &system(int k) const { return systems_.at(k); }
 
 private:
   void run(const std::vector<Tensor> &inputs);
+  ParamStore &mutableParameters();
 
   Schedule schedule_;
   Interpreter interpreter_;
-  MemoryX memoryX_;
-  std::unique_ptr<SwarmX> swarmX_;
+  std::optional<MemoryX> memoryX_;  // weight streaming only
+  std::unique_ptr<SwarmX> swarmX_;  // weight streaming only
   std::vector<WaferSystem> systems_;
-  TimingModel timing_;
+  std::unique_ptr<StepModel> timing_;
   std::vector<std::vector<int>> releaseAfter_; // per step: values dead after it
   StepReport report_;
   int stepsRun_ = 0;

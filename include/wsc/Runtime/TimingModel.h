@@ -29,19 +29,46 @@
 
 #include "wsc/Runtime/Schedule.h"
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace wsc::rt {
 
+/// One kernel stage of a layer-pipelined step (PipelineModel).
+struct StageTiming {
+  std::string name, layer;
+  Phase phase = Phase::Forward;
+  int scheduleStep = -1;    // index into schedule.steps
+  double secondsPerSample = 0; // cycles_per_sample / clock_hz (work 1)
+  double busyS = 0;         // time spent on this step's samples
+  int64_t heldSamples = 0;  // forward stages: most samples whose results are held
+  double bytesPerSample = 0; // forward stages: bytes of the results of one sample
+  double bufferBytes = 0;   // heldSamples x bytesPerSample
+};
+
+/// The layer-pipelined figures of a step (absent in weight-streaming mode).
+struct PipelineTiming {
+  double fillS = 0;      // first sample's entry to its last stage's end
+  double intervalS = 0;  // the largest per-sample stage time
+  double samplesPerS = 0; // global batch / step time
+  std::string bottleneck; // the kernel with the most busy time
+  double computeS = 0;   // the bottleneck's busy time
+  double bubbleS = 0;    // step time - computeS: fill, drain, waits
+  double bufferBytes = 0; // sum of the stages' buffer bytes
+  std::vector<StageTiming> stages; // kernel steps in schedule order
+};
+
 struct StepTiming {
   double timeS = 0;    // modeled step time
-  double computeS = 0; // busy time of the wafer compute
-  double streamS = 0;  // busy time of the stream-in link
-  double stallS = 0;   // compute idle while waiting for streams
+  double computeS = 0; // busy time of the wafer compute (LP: the bottleneck's)
+  double streamS = 0;  // busy time of the stream-in link (LP: 0)
+  double stallS = 0;   // compute idle while waiting for streams (LP: the bubble)
   double bytesIn = 0;  // weight bytes received per system
   double bytesOut = 0; // gradient bytes sent per system
   double peakSramPerPeBytes = 0;
+  std::optional<PipelineTiming> pipeline; // layer-pipelined mode only
 };
 
 struct TraceEvent {
@@ -51,25 +78,49 @@ struct TraceEvent {
   int step = 0;          // training step number
   int scheduleStep = -1; // index into schedule.steps
   double bytes = 0;
+  int64_t sample = -1;   // layer pipelined: the sample of the batch
 };
 
-class TimingModel {
+/// A named process (tid < 0) or thread of a Chrome trace.
+struct TraceTrack {
+  int pid = 0, tid = -1;
+  std::string name;
+};
+
+/// Chrome / Perfetto trace JSON: metadata for `tracks`, then `events` as
+/// complete ("X") events.
+std::string chromeTraceJson(const std::vector<TraceTrack> &tracks,
+                            const std::vector<TraceEvent> &events);
+
+/// What the Session asks of a timing model, whatever the execution mode.
+class StepModel {
+public:
+  virtual ~StepModel() = default;
+  /// Models the next step; state carries over from the previous one.
+  virtual StepTiming simulateStep() = 0;
+  /// Forget all carried state (a cold start).
+  virtual void reset() = 0;
+  virtual const std::vector<TraceEvent> &events() const = 0;
+  /// Chrome / Perfetto trace JSON of every modeled step so far.
+  virtual std::string traceJson() const = 0;
+  void writeTrace(const std::string &path) const;
+};
+
+/// The weight-streaming model. (PipelineModel.h has the layer-pipelined one
+/// and makeStepModel, which picks by the schedule's mode.)
+class TimingModel : public StepModel {
 public:
   /// Trace events are kept for at most `traceSystems` systems.
   explicit TimingModel(const Schedule &schedule, int traceSystems = 16);
 
-  /// Models the next step; state carries over from the previous one.
-  StepTiming simulateStep();
-  /// Forget all carried state (a cold start).
-  void reset();
+  StepTiming simulateStep() override;
+  void reset() override;
 
   /// SwarmX tree depth between MemoryX and the systems.
   int hops() const { return hops_; }
   double peakSramPerPeBytes() const { return peakSram_; }
-  const std::vector<TraceEvent> &events() const { return events_; }
-  /// Chrome / Perfetto trace JSON of every modeled step so far.
-  std::string traceJson() const;
-  void writeTrace(const std::string &path) const;
+  const std::vector<TraceEvent> &events() const override { return events_; }
+  std::string traceJson() const override;
 
 private:
   const Schedule &schedule_;

@@ -2,17 +2,22 @@
 //
 // A WaferSystem holds the tensors resident on its wafer (its batch shard's
 // inputs and activations, delivered weights) and runs kernels on them with
-// the Interpreter. It talks to nothing else: the Session feeds it weights
-// that came through SwarmX and collects what it sends back.
+// the Interpreter. It talks to nothing else: in weight-streaming mode the
+// Session feeds it weights that came through SwarmX and collects what it
+// sends back. In layer-pipelined mode the wafer also holds every parameter
+// (residentWeights(): FP32 weights and optimizer state in the layers'
+// regions) and runs weight_read, weight_update and route itself.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_WAFERSYSTEM_H
 #define WSC_RUNTIME_WAFERSYSTEM_H
 
 #include "wsc/Runtime/Interpreter.h"
+#include "wsc/Runtime/ParamStore.h"
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Runtime/Tensor.h"
 
+#include <optional>
 #include <vector>
 
 namespace wsc::rt {
@@ -36,8 +41,14 @@ public:
   /// Frees a value after its last use.
   void release(int id);
 
-  /// Executes a kernel or layout_convert step on the resident operands.
+  /// Executes a kernel, layout_convert, route, weight_read or weight_update
+  /// step on the resident tensors.
   void execute(size_t stepIndex);
+
+  /// Layer-pipelined mode: the parameters resident on the wafer. Throws in
+  /// weight-streaming mode (the weights live in MemoryX there).
+  ParamStore &residentWeights();
+  const ParamStore &residentWeights() const;
 
 private:
   const Schedule &schedule_;
@@ -45,6 +56,7 @@ private:
   int index_;
   BatchShard shard_;
   std::vector<Tensor> values_; // by value id
+  std::optional<ParamStore> resident_; // layer-pipelined mode only
 };
 
 } // namespace wsc::rt

@@ -100,6 +100,34 @@ std::vector<Tensor> inputsFrom(const Session &s, const py::sequence &seq) {
   return inputs;
 }
 
+/// The layer-pipelined figures, keyed as in wsc-run --report.
+py::dict pipelineDict(const PipelineTiming &p) {
+  py::list stages;
+  for (const StageTiming &st : p.stages) {
+    py::dict s;
+    s["name"] = st.name;
+    s["layer"] = st.layer;
+    s["phase"] = phaseName(st.phase);
+    s["schedule_step"] = st.scheduleStep;
+    s["seconds_per_sample"] = st.secondsPerSample;
+    s["busy_s"] = st.busyS;
+    s["held_samples"] = st.heldSamples;
+    s["bytes_per_sample"] = st.bytesPerSample;
+    s["buffer_bytes"] = st.bufferBytes;
+    stages.append(s);
+  }
+  py::dict d;
+  d["fill_s"] = p.fillS;
+  d["interval_s"] = p.intervalS;
+  d["samples_per_s"] = p.samplesPerS;
+  d["bottleneck"] = p.bottleneck;
+  d["compute_s"] = p.computeS;
+  d["bubble_s"] = p.bubbleS;
+  d["buffer_bytes"] = p.bufferBytes;
+  d["stages"] = stages;
+  return d;
+}
+
 py::dict reportDict(const StepReport &r) {
   py::dict d;
   d["loss"] = r.loss;
@@ -110,6 +138,8 @@ py::dict reportDict(const StepReport &r) {
   d["bytes_in"] = r.timing.bytesIn;
   d["bytes_out"] = r.timing.bytesOut;
   d["peak_sram_per_pe_bytes"] = r.timing.peakSramPerPeBytes;
+  if (r.timing.pipeline)
+    d["pipeline"] = pipelineDict(*r.timing.pipeline);
   return d;
 }
 
@@ -127,7 +157,8 @@ std::unique_ptr<Session> sessionFromText(const std::string &text, const std::str
 } // namespace
 
 PYBIND11_MODULE(_runtime, m) {
-  m.doc() = "wsc runtime: emulates a weight-streaming cluster executing a wsc schedule";
+  m.doc() = "wsc runtime: emulates a weight-streaming cluster (or, for a layer-pipelined "
+            "schedule, one wafer) executing a wsc schedule";
   // wsc._runtime.Error subclasses ValueError: every runtime error is about
   // bad input (schedule, weights, data).
   py::register_exception<Error>(m, "Error", PyExc_ValueError);
@@ -232,6 +263,7 @@ PYBIND11_MODULE(_runtime, m) {
       .def("weights", [](const Session &s) { return tensorsToDict(s.weights()); })
       .def("write_trace", &Session::writeTrace, py::arg("path"))
       .def_property_readonly("systems", [](const Session &s) { return s.schedule().systems; })
+      .def_property_readonly("mode", [](const Session &s) { return s.schedule().mode; })
       .def_property_readonly("global_batch",
                              [](const Session &s) { return s.schedule().globalBatch; })
       .def_property_readonly("kind", [](const Session &s) {

@@ -7,6 +7,7 @@ The schedules are written op by op with python/tests/schedule_builder.py
 need no Python.
 """
 
+import json
 import os
 import sys
 
@@ -22,6 +23,26 @@ def write(name, sb):
         f.write("\n")
 
 
+def write_doc(name, doc):
+    with open(os.path.join(HERE, name), "w") as f:
+        f.write(json.dumps(doc, separators=(",", ":")))
+        f.write("\n")
+
+
+def mlp_lp_twins():
+    """A 2-layer MLP with cross-entropy in weight-streaming form (f32,
+    row-major backward streams) and its layer-pipelined twin."""
+    mom = M.sgd(lr=0.1, momentum=0.9)
+    ws = M.mlp_ce(batch=6, dims=(4, 5, 3), optimizer=mom, backward_weights="row_major")
+    regions = {"fc0": (0, 0, 12, 6), "fc1": (20, 8, 10, 6), "loss": (40, 8, 4, 2)}
+    lp = {"fc0.fwd": ("matmul", [1, 4, 5], [2, 2, 4], 400.0, 96),
+          "fc1.fwd": ("matmul", [1, 5, 3], [2, 2, 3], 300.0, 80),
+          "loss": ("eltwise", [3, 10], [2, 2], 100.0, 16),
+          "fc1.bwd": ("matmul", [1, 5, 3], [2, 2, 3], 600.0, 80),
+          "fc0.bwd": ("matmul", [1, 4, 5], [2, 2, 4], 500.0, 96)}
+    return ws, M.layer_pipelined(ws, regions, lp)
+
+
 def main():
     mom = M.sgd(lr=0.1, momentum=0.9)
     write("linear_mse_s1.json", M.linear_mse(batch=7, in_f=3, out_f=2, systems=1, optimizer=mom))
@@ -31,6 +52,9 @@ def main():
     write("mlp_ce_noprefetch.json", M.mlp_ce(batch=8, dims=(16, 16, 16, 4), prefetch=False))
     write("mlp_infer_s3.json", M.mlp_ce(batch=7, dims=(4, 5, 3), systems=3, kind="inference"))
     write("embedding_slices_s2.json", M.embedding_slices())
+    ws, lp = mlp_lp_twins()
+    write("mlp_ce_rowmajor.json", ws)
+    write_doc("mlp_ce_lp.json", lp)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,71 @@
+//===- ParamStore.cpp - FP32 weights, optimizer state, in-place update -----===//
+
+#include "wsc/Runtime/ParamStore.h"
+
+#include "wsc/Runtime/Error.h"
+
+namespace wsc::rt {
+
+ParamStore::ParamStore(const std::vector<ParamSpec> &params) : params_(params) {
+  weights_.resize(params.size());
+  for (const ParamSpec &p : params)
+    optimizers_.emplace_back(p.optimizer, numElements(p.shape));
+}
+
+int ParamStore::paramIndex(const std::string &name) const {
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (params_[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+void ParamStore::setWeights(int p, const Tensor &w) {
+  const ParamSpec &spec = params_.at(p);
+  if (!w.defined())
+    fail("parameter '", spec.name, "': no tensor");
+  if (w.dtype() != DType::F32)
+    fail("parameter '", spec.name, "' has dtype ", dtypeName(w.dtype()), ", expected f32");
+  if (w.shape() != spec.shape)
+    fail("parameter '", spec.name, "' has shape ", shapeToString(w.shape()), ", expected ",
+         shapeToString(spec.shape));
+  weights_[p] = w.clone();
+  // Fresh weights start a fresh optimizer (as a new torch optimizer would).
+  optimizers_[p] = ParamOptimizer(spec.optimizer, w.numel());
+}
+
+std::vector<std::string> ParamStore::missingWeights() const {
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (!weights_[i].defined())
+      missing.push_back(params_[i].name);
+  return missing;
+}
+
+const Tensor &ParamStore::requireWeights(int p) const {
+  const Tensor &w = weights_.at(p);
+  if (!w.defined())
+    fail("parameter '", params_[p].name, "' has no weights");
+  return w;
+}
+
+std::map<std::string, Tensor> ParamStore::allWeights() const {
+  std::map<std::string, Tensor> out;
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (weights_[i].defined())
+      out[params_[i].name] = weights_[i].clone();
+  return out;
+}
+
+void ParamStore::applyGradient(int p, const Tensor &g) {
+  const ParamSpec &spec = params_.at(p);
+  requireWeights(p);
+  if (g.shape() != spec.shape || g.storage() != Storage::F32)
+    fail("gradient of '", spec.name, "' has shape ", shapeToString(g.shape()), ", expected ",
+         shapeToString(spec.shape));
+  Tensor &w = weights_[p];
+  if (!w.isUnique())
+    w = w.clone(); // someone still holds the old weights: copy on write
+  optimizers_.at(p).step(w.data<float>(), g.data<float>());
+}
+
+} // namespace wsc::rt
