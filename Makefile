@@ -22,7 +22,9 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	ninja -C $(BUILD) -j$(JOBS)
 
-# Export the bundled MLP, compile it, and train it on the emulator.
+# Export the bundled MLP, compile it, and train it on the emulator: on four
+# systems (weight streaming), then on one wafer (layer pipelined, with its
+# floorplan in $(OUT)/floorplan.svg).
 demo: build
 	@mkdir -p $(OUT)
 	$(PYTHON) -m wsc.export examples/mlp.py -o $(OUT)/mlp.mlir \
@@ -31,6 +33,11 @@ demo: build
 	$(BUILD)/bin/wsc-translate --wsc-to-schedule $(OUT)/mlp.wsc.mlir -o $(OUT)/mlp.schedule.json
 	$(BUILD)/bin/wsc-run $(OUT)/mlp.schedule.json --weights $(OUT)/mlp.safetensors \
 	    --data $(OUT)/batches.safetensors --steps 20 --trace $(OUT)/trace.json
+	$(BUILD)/bin/wsc-opt $(OUT)/mlp.mlir --wsc-pipeline="mode=auto systems=1" -o $(OUT)/mlp.lp.mlir
+	$(BUILD)/bin/wsc-translate --wsc-to-schedule $(OUT)/mlp.lp.mlir -o $(OUT)/mlp.lp.schedule.json
+	$(BUILD)/bin/wsc-translate --wsc-to-svg $(OUT)/mlp.lp.mlir -o $(OUT)/floorplan.svg
+	$(BUILD)/bin/wsc-run $(OUT)/mlp.lp.schedule.json --weights $(OUT)/mlp.safetensors \
+	    --data $(OUT)/batches.safetensors --steps 20 --trace $(OUT)/lp.trace.json
 
 test: build
 	$(MAKE) --no-print-directory test-unit test-lit test-python test-docs
