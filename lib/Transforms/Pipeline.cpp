@@ -14,6 +14,7 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   // different dims (a weight transpose's and an activation's), which the
   // batch sharding must keep apart.
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createWSCLegalize());
   pm.addPass(createWSCAttachTarget(
       WSCAttachTargetOptions{options.target, options.systems, options.streamDType}));
   pm.addPass(createWSCFormKernels());

@@ -21,9 +21,11 @@ def mlp():
 
 
 def cnn():
-    return nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Conv2d(8, 8, 3, stride=2), nn.ReLU(), nn.Flatten(),
-                         nn.Linear(8 * 2 * 2, 10))
+    """Zero-padded and strided convs, a -inf-padded max pool, an average pool."""
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(),
+                         nn.MaxPool2d(3, stride=2, padding=1),
+                         nn.Conv2d(8, 8, 3, stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                         nn.Flatten(), nn.Linear(8, 10))
 
 
 def batches(shape, classes, steps=STEPS, seed=0):
@@ -47,16 +49,18 @@ def test_mlp_trains_like_pytorch():
     check(prog, *rest)
 
 
-def test_cnn_trains_like_pytorch():
+@pytest.mark.parametrize("mode", ["layer_pipelined", "weight_streaming"])
+def test_cnn_trains_like_pytorch(mode):
     torch.manual_seed(0)
     prog, *rest = train_both(cnn(), nn.CrossEntropyLoss(), batches((4, 3, 12, 12), 10),
-                             mode="layer_pipelined")
-    placement = prog.report()["placement"]
-    assert placement["0"]["kind"] == "conv"
-    # conv(H W C K R S T U) of the first conv: a 12x12x3 input, 8 3x3 filters.
-    assert placement["0"]["formal"] == [12, 12, 3, 8, 3, 3, 1, 1]
-    assert placement["3"]["formal"] == [5, 5, 8, 8, 3, 3, 2, 2]
+                             mode=mode)
     check(prog, *rest)
+    if mode == "layer_pipelined":
+        placement = prog.report()["placement"]
+        # conv(H W C K R S T U): the first conv reads its 14x14 padded input.
+        assert placement["0"]["kind"] == "conv"
+        assert placement["0"]["formal"] == [14, 14, 3, 8, 3, 3, 1, 1]
+        assert placement["3"]["formal"] == [6, 6, 8, 8, 3, 3, 2, 2]
 
 
 def test_small_gpt_trains_like_pytorch():

@@ -5,6 +5,33 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WSCLegalize : Pass<"wsc-legalize", "::mlir::ModuleOp"> {
+  let summary = "Rewrite input ops the wafer kernels do not execute";
+  let description = [{
+    Runs first on the exported (or torch-mlir) function and rewrites upstream
+    ops that kernels do not execute into ones they do. `tensor.pad` (the
+    zero padding of a convolution, the -inf padding of a max pool) becomes a
+    `linalg.fill` of the padding value into a `tensor.empty` of the padded
+    shape and a `tensor.insert_slice` of the source, with upstream's
+    `DecomposePadOpPattern`. A pad that cannot be decomposed (dynamic sizes)
+    is an error at the pad.
+
+    ```mlir
+    // Before
+    %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%i: index, %j: index, %k: index, %l: index):
+      tensor.yield %zero : f32
+    } : tensor<4x3x12x12xf32> to tensor<4x3x14x14xf32>
+    // After
+    %e = tensor.empty() : tensor<4x3x14x14xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x3x14x14xf32>) -> tensor<4x3x14x14xf32>
+    %p = tensor.insert_slice %x into %f[0, 0, 1, 1] [4, 3, 12, 12] [1, 1, 1, 1]
+        : tensor<4x3x12x12xf32> into tensor<4x3x14x14xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def WSCFormKernels : Pass<"wsc-form-kernels", "::mlir::ModuleOp"> {
   let summary = "Group the linalg ops of a training step into per-layer kernels";
   let description = [{

@@ -1,0 +1,44 @@
+//===- Legalize.cpp - rewrite input ops kernels do not execute ------------===//
+
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "wsc-legalize"
+
+namespace mlir::wsc {
+#define GEN_PASS_DEF_WSCLEGALIZE
+#include "wsc/Transforms/Passes.h.inc"
+} // namespace mlir::wsc
+
+using namespace mlir;
+
+namespace {
+
+struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
+  void runOnOperation() override {
+    // Kernels run static shapes: check every pad before rewriting any.
+    WalkResult result = getOperation().walk([](tensor::PadOp pad) {
+      bool dynamic = !pad.getResultType().hasStaticShape() ||
+                     llvm::any_of(pad.getStaticLow(), ShapedType::isDynamic) ||
+                     llvm::any_of(pad.getStaticHigh(), ShapedType::isDynamic);
+      if (dynamic || !pad.getConstantPaddingValue()) {
+        pad.emitOpError("cannot be decomposed into a fill and an insert_slice; "
+                        "wsc supports static padding with a constant value");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    linalg::populateDecomposePadPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
