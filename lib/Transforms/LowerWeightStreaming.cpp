@@ -1,6 +1,7 @@
 //===- LowerWeightStreaming.cpp - parameters to MemoryX streams -----------===//
 
 #include "ParamLowering.h"
+#include "wsc/Transforms/BatchDims.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,6 +48,10 @@ struct LowerWeightStreamingPass
   }
 
   LogicalResult lower(ModuleOp module, func::FuncOp func, StreamDType dtype) {
+    FailureOr<BatchDims> dims = BatchDims::compute(func);
+    if (failed(dims) ||
+        failed(checkShardable(func, *dims, TargetAttr::lookup(module).getSystems())))
+      return failure();
     auto declare = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
                        RankedTensorType type,
                        OptimizerAttr optimizer) -> FailureOr<Operation *> {

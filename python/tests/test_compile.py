@@ -157,3 +157,37 @@ def test_inference_matches_pytorch(systems):
     session.load_weights({k: v.numpy() for k, v in model.state_dict().items()})
     (out,) = session.infer([x.numpy()])
     np.testing.assert_allclose(out, model(x).detach().numpy(), rtol=1e-4, atol=1e-6)
+
+
+class BatchCentred(nn.Module):
+    """Subtracts the batch mean: a batch statistic, like BatchNorm's."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return h - h.mean(0, keepdim=True)
+
+
+def test_batch_statistics_are_refused_on_several_systems():
+    torch.manual_seed(0)
+    model = BatchCentred()
+    x, y = torch.randn(8, 4), torch.randn(8, 3)
+    with pytest.raises(wsc.CompileError, match="combines a sum over the batch with per-sample "
+                                               "values; each of the 2 systems"):
+        wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), x, y,
+                    systems=2)
+
+
+@pytest.mark.parametrize("mode", ["weight_streaming", "layer_pipelined"])
+def test_batch_statistics_on_one_system_match_pytorch(mode):
+    torch.manual_seed(0)
+    model = BatchCentred()
+    reference = copy.deepcopy(model)
+    x, y = torch.randn(8, 4), torch.randn(8, 3)
+    prog = wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1), x, y,
+                       mode=mode, stream_dtype="f32")
+    torch.testing.assert_close(prog.step(x, y), nn.MSELoss()(reference(x), y).item(),
+                               rtol=1e-5, atol=0)

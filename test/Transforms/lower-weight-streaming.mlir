@@ -154,3 +154,58 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
     return %g#0, %g#1, %g#2 : tensor<f32>, tensor<2x2xf32>, tensor<2xf32>
   }
 }
+
+// -----
+
+// Centring by the batch mean: on several systems each would subtract the
+// mean of its own shard only.
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = #wsc.target<systems = 2>} {
+  func.func @batch_mean(%x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+    %y = wsc.kernel "centre" layer("centre") phase(<forward>) (%x) : (tensor<8x3xf32>) -> tensor<8x3xf32> {
+    ^bb0(%a: tensor<8x3xf32>):
+      %z = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<3xf32>
+      %f = linalg.fill ins(%z : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+      // expected-note @+1 {{the sum over the batch}}
+      %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<8x3xf32>) outs(%f : tensor<3xf32>) {
+      ^bb0(%in: f32, %acc: f32):
+        %r = arith.addf %in, %acc : f32
+        linalg.yield %r : f32
+      } -> tensor<3xf32>
+      %o = tensor.empty() : tensor<8x3xf32>
+      // expected-error @+1 {{'linalg.generic' op combines a sum over the batch with per-sample values; each of the 2 systems sums only its own shard, so this would differ from single-device training (batch statistics such as BatchNorm's need a SwarmX all-reduce, not supported yet); use systems=1}}
+      %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %s : tensor<8x3xf32>, tensor<3xf32>) outs(%o : tensor<8x3xf32>) {
+      ^bb0(%in: f32, %m: f32, %out: f32):
+        %r = arith.subf %in, %m : f32
+        linalg.yield %r : f32
+      } -> tensor<8x3xf32>
+      wsc.yield %c : tensor<8x3xf32>
+    }
+    return %y : tensor<8x3xf32>
+  }
+}
+
+// -----
+
+// A weight gradient is a sum over the batch too, but SwarmX sums it: fine.
+// SPLIT-LABEL: func.func @weight_gradient
+// SPLIT: wsc.swarmx.reduce
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = #wsc.target<systems = 2>} {
+  func.func @weight_gradient(%w: tensor<3xf32> {wsc.param = "w"}, %x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<3xf32> {wsc.grad = "w"}) {
+    %l, %g = wsc.kernel "w.bwd" layer("w") phase(<backward>) (%x, %w) : (tensor<8x3xf32>, tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>) {
+    ^bb0(%a: tensor<8x3xf32>, %b: tensor<3xf32>):
+      %z = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<3xf32>
+      %f = linalg.fill ins(%z : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+      %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<8x3xf32>) outs(%f : tensor<3xf32>) {
+      ^bb0(%in: f32, %acc: f32):
+        %r = arith.addf %in, %acc : f32
+        linalg.yield %r : f32
+      } -> tensor<3xf32>
+      %e0 = tensor.empty() : tensor<f32>
+      %l0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+      wsc.yield %l0, %s : tensor<f32>, tensor<3xf32>
+    }
+    return %l, %g : tensor<f32>, tensor<3xf32>
+  }
+}

@@ -42,6 +42,12 @@ private:
   int64_t globalBatch = 0;
 };
 
+/// Fails, at the offending op, when a sum over the batch dim (a per-system
+/// partial once the batch is sharded over `systems`) flows back into
+/// per-sample values: only the loss and weight gradients, which SwarmX sums,
+/// may carry such partials. Succeeds trivially for one system.
+LogicalResult checkShardable(func::FuncOp func, const BatchDims &dims, int64_t systems);
+
 /// True for a `wsc.input` or `wsc.label` argument of `func`.
 bool isBatchArgument(func::FuncOp func, unsigned index);
 
