@@ -166,6 +166,13 @@ def WSCLowerWeightStreaming : Pass<"wsc-lower-weight-streaming", "::mlir::Module
     removed from the function's results. Streams are issued one kernel
     early, so the next layer's weights are prefetched while the current
     layer computes.
+
+    Every system runs the step on its batch shard, so a sum over the batch
+    is a per-system partial. That is right for the loss and the weight
+    gradients, which SwarmX sums; a partial flowing back into per-sample
+    values (BatchNorm's batch statistics) would silently differ from
+    single-device training, so with more than one system it is an error at
+    the op, with a note at the sum.
   }];
   let options = [
     Option<"streamDType", "stream-dtype", "std::string", /*default=*/"\"\"",
