@@ -134,3 +134,12 @@ CASES = {
                                      nn.AdaptiveAvgPool2d(1)),
     "resnet": lambda: _classify(ResNet(), torch.randn(4, 3, 16, 16), classes=10),
 }
+
+
+def small_cnn():
+    """Zero-padded and strided convs, a -inf-padded max pool, an average pool
+    (no BatchNorm: it needs buffers, which wsc-opt does not take yet)."""
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(),
+                         nn.MaxPool2d(3, stride=2, padding=1),
+                         nn.Conv2d(8, 8, 3, stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                         nn.Flatten(), nn.Linear(8, 10))

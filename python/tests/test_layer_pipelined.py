@@ -8,6 +8,7 @@ from torch import nn
 
 import wsc
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from cnn_models import small_cnn
 from parity import check, sgd, train_both
 from transformer_models import GPT, LMLoss, token_batches
 from wsc._tools import CompileError
@@ -18,14 +19,6 @@ STEPS = 10
 def mlp():
     return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.GELU(),
                          nn.Linear(32, 10))
-
-
-def cnn():
-    """Zero-padded and strided convs, a -inf-padded max pool, an average pool."""
-    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(),
-                         nn.MaxPool2d(3, stride=2, padding=1),
-                         nn.Conv2d(8, 8, 3, stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
-                         nn.Flatten(), nn.Linear(8, 10))
 
 
 def batches(shape, classes, steps=STEPS, seed=0):
@@ -52,7 +45,7 @@ def test_mlp_trains_like_pytorch():
 @pytest.mark.parametrize("mode", ["layer_pipelined", "weight_streaming"])
 def test_cnn_trains_like_pytorch(mode):
     torch.manual_seed(0)
-    prog, *rest = train_both(cnn(), nn.CrossEntropyLoss(), batches((4, 3, 12, 12), 10),
+    prog, *rest = train_both(small_cnn(), nn.CrossEntropyLoss(), batches((4, 3, 12, 12), 10),
                              mode=mode)
     check(prog, *rest)
     if mode == "layer_pipelined":

@@ -1,0 +1,50 @@
+"""Forward-only programs (export_inference) on the emulator against PyTorch:
+a GPT, a BERT-style encoder with a padding mask and a CNN, in both modes."""
+import json
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import wsc
+import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from wsc import _tools
+from wsc.export import export_inference
+from cnn_models import small_cnn
+from transformer_models import BERT, GPT, padded_batches, token_batches
+
+
+def infer(model, inputs, systems):
+    compiled, _ = _tools.run_tool(
+        "wsc-opt", [f"--wsc-pipeline=systems={systems} stream-dtype=f32", "-"],
+        export_inference(model, inputs))
+    schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
+    assert json.loads(schedule)["kind"] == "inference"
+    session = wsc._runtime.Session(schedule)
+    session.load_weights({k: v.detach().numpy() for k, v in model.state_dict().items()})
+    arrays = [t.numpy() for t in inputs]
+    return session.mode, session.infer(arrays)
+
+
+def models():
+    torch.manual_seed(0)
+    (ids, _), = token_batches(1, 4, 16, 64)
+    (tokens, valid), _ = padded_batches(1, 4, 16, 64, 3)[0]
+    return {
+        "gpt": (GPT(layers=2, seq=16, vocab=64, d=32, heads=2), (ids,)),
+        "bert": (BERT(vocab=64, d=32, heads=2, seq=16), (tokens, valid)),
+        "cnn": (small_cnn(), (torch.randn(4, 3, 12, 12),)),
+    }
+
+
+@pytest.mark.parametrize("name", ["gpt", "bert", "cnn"])
+@pytest.mark.parametrize("systems, mode", [(1, "layer_pipelined"), (2, "weight_streaming")])
+def test_inference_matches_pytorch(name, systems, mode):
+    model, inputs = models()[name]
+    model.eval()
+    got_mode, (out,) = infer(model, inputs, systems)
+    assert got_mode == mode
+    with torch.no_grad():
+        want = model(*inputs)
+    np.testing.assert_allclose(out, want.numpy(), rtol=1e-4, atol=1e-5)
