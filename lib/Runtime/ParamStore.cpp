@@ -6,8 +6,21 @@
 
 namespace wsc::rt {
 
+namespace {
+
+/// Zeroes the entries of `values` whose mask entry is false.
+void zeroMasked(float *values, const Tensor &mask) {
+  const uint8_t *active = mask.data<uint8_t>();
+  for (int64_t i = 0, n = mask.numel(); i < n; ++i)
+    if (!active[i])
+      values[i] = 0.0f;
+}
+
+} // namespace
+
 ParamStore::ParamStore(const std::vector<ParamSpec> &params) : params_(params) {
   weights_.resize(params.size());
+  masks_.resize(params.size());
   for (const ParamSpec &p : params)
     optimizers_.emplace_back(p.optimizer, numElements(p.shape));
 }
@@ -29,6 +42,8 @@ void ParamStore::setWeights(int p, const Tensor &w) {
     fail("parameter '", spec.name, "' has shape ", shapeToString(w.shape()), ", expected ",
          shapeToString(spec.shape));
   weights_[p] = w.clone();
+  if (masks_[p].defined())
+    zeroMasked(weights_[p].data<float>(), masks_[p]);
   // Fresh weights start a fresh optimizer (as a new torch optimizer would).
   optimizers_[p] = ParamOptimizer(spec.optimizer, w.numel());
 }
@@ -56,6 +71,36 @@ std::map<std::string, Tensor> ParamStore::allWeights() const {
   return out;
 }
 
+void ParamStore::setMask(int p, const Tensor &mask) {
+  const ParamSpec &spec = params_.at(p);
+  if (!mask.defined()) {
+    masks_[p] = Tensor();
+    return;
+  }
+  if (mask.dtype() != DType::I1)
+    fail("mask of '", spec.name, "' has dtype ", dtypeName(mask.dtype()), ", expected i1");
+  if (mask.shape() != spec.shape)
+    fail("mask of '", spec.name, "' has shape ", shapeToString(mask.shape()), ", expected ",
+         shapeToString(spec.shape));
+  masks_[p] = mask.clone();
+  if (Tensor &w = weights_[p]; w.defined()) {
+    if (!w.isUnique())
+      w = w.clone();
+    zeroMasked(w.data<float>(), masks_[p]);
+  }
+}
+
+double ParamStore::density(int p) const {
+  const Tensor &mask = masks_.at(p);
+  if (!mask.defined() || mask.numel() == 0)
+    return 1.0;
+  const uint8_t *active = mask.data<uint8_t>();
+  int64_t count = 0;
+  for (int64_t i = 0, n = mask.numel(); i < n; ++i)
+    count += active[i] != 0;
+  return double(count) / double(mask.numel());
+}
+
 void ParamStore::applyGradient(int p, const Tensor &g) {
   const ParamSpec &spec = params_.at(p);
   requireWeights(p);
@@ -65,7 +110,17 @@ void ParamStore::applyGradient(int p, const Tensor &g) {
   Tensor &w = weights_[p];
   if (!w.isUnique())
     w = w.clone(); // someone still holds the old weights: copy on write
-  optimizers_.at(p).step(w.data<float>(), g.data<float>());
+  const Tensor &mask = masks_[p];
+  if (!mask.defined()) {
+    optimizers_.at(p).step(w.data<float>(), g.data<float>());
+    return;
+  }
+  // Inactive weights get no gradient and stay 0 whatever the optimizer's
+  // other terms (weight decay) would do.
+  Tensor masked = g.clone();
+  zeroMasked(masked.data<float>(), mask);
+  optimizers_.at(p).step(w.data<float>(), masked.data<float>());
+  zeroMasked(w.data<float>(), mask);
 }
 
 } // namespace wsc::rt

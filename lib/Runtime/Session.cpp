@@ -71,6 +71,20 @@ void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
     store.setWeights(static_cast<int>(i), weights.at(schedule_.params[i].name));
 }
 
+void Session::loadMasks(const std::map<std::string, Tensor> &masks) {
+  for (const auto &[name, mask] : masks) {
+    int p = schedule_.paramIndex(name);
+    if (p < 0)
+      fail("mask for unknown parameter '", name, "'");
+    if (mask.dtype() != DType::I1 || mask.shape() != schedule_.params[p].shape)
+      fail("mask of '", name, "' must be i1 of shape ", shapeToString(schedule_.params[p].shape),
+           ", got ", dtypeName(mask.dtype()), " ", shapeToString(mask.shape()));
+  }
+  ParamStore &store = mutableParameters();
+  for (const auto &[name, mask] : masks)
+    store.setMask(schedule_.paramIndex(name), mask);
+}
+
 void Session::checkInputs(const std::vector<Tensor> &inputs) const {
   const auto &specs = schedule_.inputs;
   if (inputs.size() != specs.size())

@@ -4,6 +4,7 @@
     loss = prog.step(inputs, targets)
 """
 from ._tools import CompileError
+from . import sparse
 from .api import Program, ProgramIR, compile
 
-__all__ = ["compile", "Program", "ProgramIR", "CompileError"]
+__all__ = ["compile", "Program", "ProgramIR", "CompileError", "sparse"]

@@ -35,7 +35,8 @@ def _as_tuple(tensors: Tensors, what: str):
 class Program:
     """A compiled training step bound to an emulated cluster."""
 
-    def __init__(self, model, exported: str, compiled: str, schedule: str, diagnostics: str):
+    def __init__(self, model, exported: str, compiled: str, schedule: str, diagnostics: str,
+                 masks=None):
         from . import _runtime  # the native runtime binding, built by `make`
         self.mlir = ProgramIR(exported, compiled)
         self.schedule = json.loads(schedule)
@@ -47,6 +48,8 @@ class Program:
         self._session = _runtime.Session(schedule)
         self._session.load_weights({k: v.detach().cpu().numpy().astype(np.float32)
                                     for k, v in model.state_dict().items()})
+        self._masks = {self._source_key[k]: m for k, m in (masks or {}).items()}
+        self._session.load_masks({k: m.cpu().numpy() for k, m in self._masks.items()})
         self._inputs = self.schedule["inputs"]
         self._last = None
 
@@ -105,6 +108,8 @@ class Program:
             "params": sum(int(np.prod(p["shape"])) for p in self.schedule["params"]),
             "kernels": [k["name"] for k in kernels],
             "layouts": layouts,
+            # Fixed sparsity masks: each sparse parameter's density.
+            "sparsity": {k: float(m.float().mean()) for k, m in self._masks.items()},
             # Layer-pipelined mode: each layer's region and kernel model.
             "placement": placement,
             "placement_summary": placed.group(1) if placed else "",
@@ -128,13 +133,15 @@ class Program:
 def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             example_inputs: Tensors, example_targets: Tensors, *, mode: str = "auto",
             systems: int = 1, stream_dtype: str = "f16", target: str = "cs2",
-            time_limit: float = 60.0) -> Program:
+            time_limit: float = 60.0, sparsity=None) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
     streams weights otherwise. `stream_dtype` is the weight-streaming dtype;
     layer-pipelined weights stay FP32 on the wafer. `time_limit` bounds the
-    layer-pipelined placement search, in seconds."""
+    layer-pipelined placement search, in seconds. `sparsity` maps parameter
+    names to fixed bool masks (see wsc.sparse): masked weights stay zero and
+    get no gradient."""
     from .export import export_training_step
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -147,6 +154,9 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     if (not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool)
             or not 0 < time_limit < float("inf")):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if sparsity is not None:
+        from .sparse import check_masks
+        check_masks(model, sparsity)
     inputs = _as_tuple(example_inputs, "example_inputs")
     targets = _as_tuple(example_targets, "example_targets")
     if inputs[0].shape[0] < systems:
@@ -156,4 +166,4 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                 f"stream-dtype={stream_dtype} time-limit={float(time_limit)!r}")
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
-    return Program(model, exported, compiled, schedule, diagnostics)
+    return Program(model, exported, compiled, schedule, diagnostics, sparsity)

@@ -49,8 +49,19 @@ public:
   std::map<std::string, Tensor> allWeights() const;
   const ParamOptimizer &optimizer(int p) const { return optimizers_.at(p); }
 
+  /// Makes parameter `p` sparse with a fixed mask (i1, the parameter's
+  /// shape; true = active): its masked weights become 0, and from now on
+  /// only active weights receive gradients and change (white paper 7.4:
+  /// MemoryX updates the active weights, then re-applies the mask). An
+  /// undefined tensor makes the parameter dense again.
+  void setMask(int p, const Tensor &mask);
+  /// The mask of parameter `p` (undefined when dense).
+  const Tensor &mask(int p) const { return masks_.at(p); }
+  /// Fraction of active weights (1 when dense).
+  double density(int p) const;
+
   /// Applies parameter `p`'s optimizer with `gradient` (the parameter's
-  /// shape, f32, summed over the whole batch).
+  /// shape, f32, summed over the whole batch), masked when `p` is sparse.
   void applyGradient(int p, const Tensor &gradient);
 
   /// Modeled update cost: elements x optimizer flops per element.
@@ -60,6 +71,7 @@ private:
   std::vector<ParamSpec> params_;
   std::vector<Tensor> weights_;
   std::vector<ParamOptimizer> optimizers_;
+  std::vector<Tensor> masks_;
 };
 
 } // namespace wsc::rt

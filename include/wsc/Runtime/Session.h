@@ -55,6 +55,10 @@ public:
   /// optimizer state. Throws if a parameter is missing or has the wrong
   /// shape or dtype; extra tensors are ignored.
   void loadWeights(const std::map<std::string, Tensor> &weights);
+  /// Fixed sparsity masks (i1, true = active) by parameter name, in
+  /// whichever store holds the weights; see ParamStore::setMask. Throws on
+  /// an unknown parameter or a wrong shape or dtype, before changing any.
+  void loadMasks(const std::map<std::string, Tensor> &masks);
   /// Copies of the current weights (downloaded from the wafer in
   /// layer-pipelined mode).
   std::map<std::string, Tensor> weights() const { return parameters().allWeights(); }

@@ -219,6 +219,18 @@ PYBIND11_MODULE(_runtime, m) {
           },
           py::arg("weights"))
       .def(
+          "load_masks",
+          [](Session &s, const py::dict &masks) {
+            std::map<std::string, Tensor> m;
+            for (auto item : masks) {
+              std::string name = py::str(item.first);
+              m[name] = fromArray(item.second, DType::I1, "mask '" + name + "'");
+            }
+            s.loadMasks(m);
+          },
+          py::arg("masks"),
+          "Fixed sparsity masks (bool arrays, true = active) by parameter name.")
+      .def(
           "load_weights_file",
           [](Session &s, const std::string &path) {
             SafeTensorsFile f = readSafeTensors(path);

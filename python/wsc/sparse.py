@@ -1,0 +1,96 @@
+"""Unstructured weight sparsity: fixed masks for ``wsc.compile(..., sparsity=masks)``.
+
+A mask is a bool tensor shaped like its parameter, ``True`` where the weight is
+active. The emulator keeps masked weights at exactly zero: they get no
+gradient, and the parameter's store (MemoryX, or the wafer in
+layer-pipelined mode) re-applies the mask after every update, as the
+weight-streaming white paper describes (section 7.4). In PyTorch terms this
+is training the dense model with masked weights and masked gradients.
+"""
+from typing import Callable, Dict
+
+import torch
+from torch import nn
+
+Masks = Dict[str, torch.Tensor]
+ParamFilter = Callable[[str, nn.Parameter, nn.Module], bool]
+
+_NORMS = (nn.LayerNorm, nn.GroupNorm, nn.modules.batchnorm._BatchNorm)
+_HEADS = ("head", "lm_head")
+
+
+def default_filter(name: str, param: nn.Parameter, module: nn.Module) -> bool:
+    """Whether to sparsify ``param``: not 1-D parameters (biases, gains), not
+    embeddings or norms, and not an LM head (a Linear named ``head`` or
+    ``lm_head``)."""
+    if param.dim() < 2 or isinstance(module, (nn.Embedding, *_NORMS)):
+        return False
+    return name.rsplit(".", 1)[0].rsplit(".", 1)[-1] not in _HEADS
+
+
+def _owned_parameters(model: nn.Module):
+    """(name, parameter, owning module) once per parameter, in state_dict order;
+    a parameter shared with an embedding counts as an embedding's."""
+    embedded = {id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding)}
+    seen = set()
+    for module_name, module in model.named_modules():
+        for pname, param in module.named_parameters(recurse=False):
+            if id(param) in seen:
+                continue
+            seen.add(id(param))
+            owner = nn.Embedding(1, 1) if id(param) in embedded else module
+            yield (f"{module_name}.{pname}" if module_name else pname), param, owner
+
+
+def prune_magnitude(model: nn.Module, sparsity: float,
+                    param_filter: ParamFilter = default_filter) -> Masks:
+    """Masks that keep the largest-magnitude ``1 - sparsity`` of every selected
+    parameter; zeroes the pruned weights of ``model`` in place."""
+    if isinstance(sparsity, bool) or not isinstance(sparsity, (int, float)) \
+            or not 0 <= sparsity < 1:
+        raise ValueError(f"sparsity must be a number in [0, 1), got {sparsity!r}")
+    masks = {}
+    with torch.no_grad():
+        for name, param, module in _owned_parameters(model):
+            if not param_filter(name, param, module):
+                continue
+            pruned = int(round(sparsity * param.numel()))
+            mask = torch.ones(param.numel(), dtype=torch.bool)
+            if pruned:
+                mask[torch.topk(param.detach().abs().flatten(), pruned, largest=False).indices] = False
+            masks[name] = mask.view_as(param)
+            param.mul_(masks[name])
+    return masks
+
+
+def from_torch_prune(model: nn.Module) -> Masks:
+    """The masks ``torch.nn.utils.prune`` attached to ``model``; makes each
+    pruned weight a plain (masked) parameter again with ``prune.remove``."""
+    from torch.nn.utils import prune
+    masks = {}
+    for module_name, module in model.named_modules():
+        for hook in [h for h in module._forward_pre_hooks.values()
+                     if isinstance(h, prune.BasePruningMethod)]:
+            name = hook._tensor_name
+            mask = getattr(module, name + "_mask").detach().bool().clone()
+            prune.remove(module, name)
+            masks[f"{module_name}.{name}" if module_name else name] = mask
+    return masks
+
+
+def check_masks(model: nn.Module, masks: Masks) -> None:
+    """Raises if a mask names no parameter of ``model`` or is not a bool
+    tensor of its parameter's shape."""
+    params = {k: v for k, v in model.state_dict(keep_vars=True).items()
+              if isinstance(v, nn.Parameter)}  # every name of a tied parameter
+    if not isinstance(masks, dict):
+        raise TypeError(f"sparsity must be a dict of parameter name -> bool mask, "
+                        f"got {type(masks).__name__}")
+    for name, mask in masks.items():
+        if name not in params:
+            raise ValueError(f"sparsity: '{name}' is not a parameter of the model")
+        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+            raise TypeError(f"sparsity: the mask of '{name}' must be a bool tensor")
+        if mask.shape != params[name].shape:
+            raise ValueError(f"sparsity: the mask of '{name}' has shape {list(mask.shape)}, "
+                             f"expected {list(params[name].shape)}")
