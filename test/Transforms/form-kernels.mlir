@@ -151,3 +151,11 @@ func.func @branches(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {
 ^next:
   return %x : tensor<2xf32>
 }
+
+// -----
+
+func.func @side_effects(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+  // expected-error @+1 {{'memref.alloc' op has side effects; wsc-form-kernels handles pure tensor programs only}}
+  %m = memref.alloc() : memref<2xf32>
+  return %x : tensor<2xf32>
+}

@@ -27,3 +27,19 @@
 // BAD: error: unknown mode 'fast'; expected auto, weight_streaming or layer_pipelined
 // RUN: echo "module {}" | not wsc-opt --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: error: no function to compile
+
+// RUN: wsc-opt %s --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=EXCEEDS
+// A 64x64 weight (with its gradient: 32 KB) does not fit one PE of 16 KB.
+// EXCEEDS: remark: mode weight_streaming (auto): layer-pipelined footprint {{.*}} exceeds wafer SRAM 16.0 KB
+// EXCEEDS: wsc.mode = #wsc.mode<weight_streaming>
+module attributes {wsc.target = #wsc.target<grid_x = 1, grid_y = 1, sram_per_pe = 16384>} {
+  func.func @big(%x: tensor<8x64xf32> {wsc.input = 0 : i64}, %w: tensor<64x64xf32> {wsc.param = "w"}) -> tensor<8x64xf32> {
+    %y = wsc.kernel "fc.fwd" layer("fc") phase(<forward>) (%x, %w) : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32> {
+    ^bb0(%a: tensor<8x64xf32>, %b: tensor<64x64xf32>):
+      %e = tensor.empty() : tensor<8x64xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<8x64xf32>, tensor<64x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+      wsc.yield %m : tensor<8x64xf32>
+    }
+    return %y : tensor<8x64xf32>
+  }
+}

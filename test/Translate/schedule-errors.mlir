@@ -53,3 +53,97 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %0 : tensor<4x2xf32>
   }
 }
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      // expected-error @+1 {{'arith.constant' op constant dense_resource<blob> : tensor<4xf32> is not supported by the wsc runtime}}
+      %c = arith.constant dense_resource<blob> : tensor<4xf32>
+      wsc.yield %c : tensor<4xf32>
+    }
+    return %0 : tensor<4xf32>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob: "0x04000000000000000000803F0000004000004040"
+    }
+  }
+#-}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      %e = tensor.empty() : tensor<2xf32>
+      // expected-error @+1 {{indexing map expression d0 floordiv 2 is not linear}}
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0 floordiv 2)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%e : tensor<2xf32>) outs(%a : tensor<4xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        linalg.yield %in : f32
+      } -> tensor<4xf32>
+      wsc.yield %r : tensor<4xf32>
+    }
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      // expected-error @+1 {{'tensor.empty' op produces 'tensor<4xf64>', which the wsc runtime does not support}}
+      %e = tensor.empty() : tensor<4xf64>
+      wsc.yield %a : tensor<4xf32>
+    }
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{argument #0 is neither a wsc.input nor a wsc.label; were all parameters lowered}}
+  func.func @f(%w: tensor<4xf32> {wsc.param = "w"}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
+    return %w : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{argument #0 has unsupported type 'tensor<4xf64>'}}
+  func.func @f(%x: tensor<4xf64> {wsc.input = 0 : i64}) -> (tensor<4xf64> {wsc.output = 0 : i64}) {
+    return %x : tensor<4xf64>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{result #0 is neither the loss nor a wsc.output}}
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
+    %s = wsc.memx.stream @w order(<row_major>) : !wsc.stream<tensor<4xf32>>
+    %b = wsc.swarmx.broadcast %s : !wsc.stream<tensor<4xf32>>
+    // expected-error @+1 {{'wsc.memx.update' op must consume a wsc.swarmx.reduce}}
+    wsc.memx.update @w(%b) : !wsc.stream<tensor<4xf32>>
+    return %x : tensor<4xf32>
+  }
+}

@@ -39,3 +39,15 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %y : tensor<2xf32>
   }
 }
+
+// -----
+
+// ERR: error: expected exactly one function, found 2
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<2xf32>
+  }
+  func.func @g(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<2xf32>
+  }
+}
