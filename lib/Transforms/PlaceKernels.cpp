@@ -73,39 +73,18 @@ std::optional<place::Kernel> convOf(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
-bool isContraction(linalg::LinalgOp op) {
-  if (op.getNumReductionLoops() == 0)
-    return false;
-  bool mul = false, add = false;
-  for (Operation &inner : op->getRegion(0).front()) {
-    mul |= llvm::isa<arith::MulFOp>(inner);
-    add |= llvm::isa<arith::AddFOp>(inner);
-  }
-  return mul && add;
-}
-
 /// Accumulates the per-sample work of `kernel` into `work`. `paramRank`
 /// gives the rank of body arguments that are parameters (0 otherwise).
 void addKernelWork(KernelOp kernel, const BatchDims &dims,
                    ArrayRef<int64_t> paramRank, LayerWork &work) {
-  double batch = double(std::max<int64_t>(dims.getGlobalBatch(), 1));
-  auto perSample = [&](Value v, double amount) {
-    return dims.lookup(v) ? amount / batch : amount;
-  };
+  auto elementsPerSample = [&](Value v) { return localBytes(v, dims, 1) / 4.0; };
   for (Value result : kernel.getResults())
-    if (auto type = llvm::dyn_cast<RankedTensorType>(result.getType()))
-      work.outputElements = std::max(
-          work.outputElements, perSample(result, double(type.getNumElements())));
+    work.outputElements = std::max(work.outputElements, elementsPerSample(result));
   Block &body = kernel.getBodyBlock();
   body.walk([&](linalg::LinalgOp op) {
-    double iterations = 1;
-    for (int64_t r : op.getStaticLoopRanges())
-      iterations *= double(std::max<int64_t>(r, 1));
-    bool batched = llvm::any_of(op->getOperands(),
-                                [&](Value v) { return dims.lookup(v).has_value(); });
-    if (batched)
-      iterations /= batch;
-    work.reduces |= op.getNumReductionLoops() > 0;
+    ::wsc::model::OpWork opw = opWork(op, dims, /*localBatch=*/1);
+    double iterations = opw.iterations;
+    work.reduces |= opw.reduces;
     if (std::optional<place::Kernel> conv = convOf(op)) {
       if (iterations > work.convMacs) {
         work.conv = conv;
@@ -114,9 +93,8 @@ void addKernelWork(KernelOp kernel, const BatchDims &dims,
       work.macs += iterations;
       return;
     }
-    if (!isContraction(op)) {
-      work.ops += iterations * double(std::max<size_t>(
-                                   1, op->getRegion(0).front().getOperations().size() - 1));
+    if (!opw.contraction) {
+      work.ops += iterations * double(opw.bodyOps);
       return;
     }
     work.macs += iterations;
@@ -127,10 +105,7 @@ void addKernelWork(KernelOp kernel, const BatchDims &dims,
     if (iterations > work.largestContraction) {
       work.largestContraction = iterations;
       work.contractionK = reduction;
-      work.contractionN = std::max<int64_t>(
-          1, int64_t(perSample(op->getResult(0),
-                               double(llvm::cast<ShapedType>(op->getResult(0).getType())
-                                          .getNumElements()))));
+      work.contractionN = std::max<int64_t>(1, int64_t(elementsPerSample(op->getResult(0))));
     }
     for (Value input : op.getDpsInputs()) {
       // The weight may reach the contraction transposed.
@@ -250,8 +225,8 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
       place::Kernel model = modelOf(work);
       model.name = layer;
       if (std::string why = place::checkFormal(model); !why.empty())
-        return kernels.front().emitError("layer '")
-               << layer << "' has no layer-pipelined kernel model: " << why;
+        return fallBack(module, kernels.front().getLoc(),
+                        "layer '" + layer + "' has no layer-pipelined kernel model: " + why);
       problem.kernels.push_back(model);
     }
 
@@ -270,7 +245,8 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
 
     place::PlaceResult result = place::place(problem, {timeLimit});
     if (!result.ok)
-      return fallBack(module, "layer-pipelined placement failed: " + result.error);
+      return fallBack(module, module.getLoc(),
+                      "layer-pipelined placement failed: " + result.error);
 
     // Annotate every kernel with its layer's region and model.
     std::vector<RectAttr> rects;
@@ -303,14 +279,15 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
     return success();
   }
 
-  /// A placement that cannot be made is an error when layer-pipelined mode
-  /// was asked for, and a switch to weight streaming when it was chosen.
-  LogicalResult fallBack(ModuleOp module, const std::string &why) {
+  /// A layer without a kernel model or a placement that cannot be made is
+  /// an error when layer-pipelined mode was asked for, and a switch to
+  /// weight streaming when it was chosen.
+  LogicalResult fallBack(ModuleOp module, Location loc, const std::string &why) {
     if (!fallback) {
-      module.emitError(why);
+      mlir::emitError(loc, why);
       return failure();
     }
-    mlir::emitWarning(module.getLoc(), why + "; compiling in weight_streaming mode");
+    mlir::emitWarning(loc, why + "; compiling in weight_streaming mode");
     module->setAttr("wsc.mode",
                     ExecutionModeAttr::get(&getContext(), ExecutionMode::WeightStreaming));
     return success();

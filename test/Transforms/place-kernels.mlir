@@ -1,6 +1,7 @@
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target=target=tiny --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined --wsc-place-kernels 2>&1 | FileCheck %s
 // RUN: wsc-opt %s --wsc-place-kernels -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SPLIT
-// RUN: wsc-opt %s --wsc-place-kernels=fallback=true -split-input-file 2>&1 | FileCheck %s --check-prefix=FALLBACK
+// RUN: wsc-opt %s --wsc-place-kernels=fallback=true -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=FALLBACK
+// RUN: wsc-opt %s --wsc-place-kernels=fallback=true -split-input-file 2>/dev/null | FileCheck %s --check-prefix=FALLBACKIR
 // RUN: not wsc-opt %s --wsc-place-kernels=time-limit=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=LIMIT
 
 // LIMIT: error: time-limit must be positive, got 0.000000e+00
@@ -42,7 +43,7 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
 // weight streaming.
 // expected-error @+3 {{layer-pipelined placement failed: kernel fc (matmul) fits no rectangle of the 1x1 wafer within memlimit 12288 words}}
 // FALLBACK: warning: layer-pipelined placement failed: kernel fc (matmul) fits no rectangle of the 1x1 wafer within memlimit 12288 words; compiling in weight_streaming mode
-// FALLBACK: module attributes {wsc.mode = #wsc.mode<weight_streaming>
+// FALLBACKIR: module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.target = #wsc.target<grid_x = 1, grid_y = 1>}
 module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.target<grid_x = 1, grid_y = 1>} {
   func.func @too_small(%x: tensor<8x64xf32> {wsc.input = 0 : i64}, %w: tensor<64x64xf32> {wsc.param = "w"}) -> tensor<8x64xf32> {
     %y = wsc.kernel "fc.fwd" layer("fc") phase(<forward>) (%x, %w) : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32> {
@@ -52,5 +53,28 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.targ
       wsc.yield %m : tensor<8x64xf32>
     }
     return %y : tensor<8x64xf32>
+  }
+}
+
+// -----
+
+// No kernel model takes 3e9 elements per sample.
+// FALLBACK: warning: layer 'k' has no layer-pipelined kernel model: E = 3000000000 is outside [1, 2147483648]; compiling in weight_streaming mode
+// FALLBACKIR: module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+// FALLBACKIR-NEXT: func.func @huge
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+  func.func @huge(%x: tensor<1x3000000000xf32> {wsc.input = 0 : i64}) -> (tensor<1x3000000000xf32> {wsc.output = 0 : i64}) {
+    // expected-error @+1 {{layer 'k' has no layer-pipelined kernel model: E = 3000000000 is outside [1, 2147483648]}}
+    %y = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<1x3000000000xf32>) -> tensor<1x3000000000xf32> {
+    ^bb0(%a: tensor<1x3000000000xf32>):
+      %e = tensor.empty() : tensor<1x3000000000xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<1x3000000000xf32>) outs(%e : tensor<1x3000000000xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %s = arith.mulf %in, %in : f32
+        linalg.yield %s : f32
+      } -> tensor<1x3000000000xf32>
+      wsc.yield %r : tensor<1x3000000000xf32>
+    }
+    return %y : tensor<1x3000000000xf32>
   }
 }
