@@ -16,6 +16,18 @@ void zeroMasked(float *values, const Tensor &mask) {
       values[i] = 0.0f;
 }
 
+/// Throws unless `t` is a `dtype` tensor of the parameter's shape.
+void checkLike(const ParamSpec &spec, const Tensor &t, DType dtype, const char *what) {
+  if (!t.defined())
+    fail(what, " of '", spec.name, "': no tensor");
+  if (t.dtype() != dtype)
+    fail(what, " of '", spec.name, "' has dtype ", dtypeName(t.dtype()), ", expected ",
+         dtypeName(dtype));
+  if (t.shape() != spec.shape)
+    fail(what, " of '", spec.name, "' has shape ", shapeToString(t.shape()), ", expected ",
+         shapeToString(spec.shape));
+}
+
 } // namespace
 
 ParamStore::ParamStore(const std::vector<ParamSpec> &params) : params_(params) {
@@ -34,13 +46,7 @@ int ParamStore::paramIndex(const std::string &name) const {
 
 void ParamStore::setWeights(int p, const Tensor &w) {
   const ParamSpec &spec = params_.at(p);
-  if (!w.defined())
-    fail("parameter '", spec.name, "': no tensor");
-  if (w.dtype() != DType::F32)
-    fail("parameter '", spec.name, "' has dtype ", dtypeName(w.dtype()), ", expected f32");
-  if (w.shape() != spec.shape)
-    fail("parameter '", spec.name, "' has shape ", shapeToString(w.shape()), ", expected ",
-         shapeToString(spec.shape));
+  checkLike(spec, w, DType::F32, "the weights");
   weights_[p] = w.clone();
   if (masks_[p].defined())
     zeroMasked(weights_[p].data<float>(), masks_[p]);
@@ -77,11 +83,7 @@ void ParamStore::setMask(int p, const Tensor &mask) {
     masks_[p] = Tensor();
     return;
   }
-  if (mask.dtype() != DType::I1)
-    fail("mask of '", spec.name, "' has dtype ", dtypeName(mask.dtype()), ", expected i1");
-  if (mask.shape() != spec.shape)
-    fail("mask of '", spec.name, "' has shape ", shapeToString(mask.shape()), ", expected ",
-         shapeToString(spec.shape));
+  checkLike(spec, mask, DType::I1, "the mask");
   masks_[p] = mask.clone();
   if (Tensor &w = weights_[p]; w.defined()) {
     if (!w.isUnique())

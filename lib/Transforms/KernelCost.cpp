@@ -77,8 +77,7 @@ LayoutAttr mlir::wsc::defaultLayout(MLIRContext *ctx, int64_t rank,
                            std::vector<int64_t>(ys.begin(), ys.end()), target);
 }
 
-/// A structured op is a contraction when its body multiplies and adds.
-static bool isContraction(linalg::LinalgOp op) {
+bool mlir::wsc::isContraction(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0)
     return false;
   bool mul = false, add = false;
@@ -113,6 +112,30 @@ static std::optional<unsigned> oneHotLoop(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+::wsc::model::OpWork mlir::wsc::opWork(linalg::LinalgOp op, const BatchDims &dims,
+                                       int64_t localBatch) {
+  ::wsc::model::OpWork work;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // Loop ranges come from the global-batch shapes: scale the batch loop.
+  work.iterations = 1;
+  for (int64_t r : ranges)
+    work.iterations *= double(std::max<int64_t>(r, 1));
+  bool batched = llvm::any_of(op->getOperands(), [&](Value v) {
+    return dims.lookup(v).has_value();
+  });
+  if (batched && dims.getGlobalBatch() > 0)
+    work.iterations = work.iterations / double(dims.getGlobalBatch()) * double(localBatch);
+  if (std::optional<unsigned> loop = oneHotLoop(op))
+    work.iterations /= double(std::max<int64_t>(ranges[*loop], 1));
+  work.contraction = isContraction(op);
+  work.reduces = op.getNumReductionLoops() > 0;
+  work.bodyOps = std::max<int64_t>(
+      1, int64_t(op->getRegion(0).front().getOperations().size()) - 1);
+  for (Value result : op->getResults())
+    work.outputElements += localBytes(result, dims, localBatch) / 4.0;
+  return work;
+}
+
 KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
                                      int64_t localBatch,
                                      const ::wsc::model::TargetSpec &target) {
@@ -141,25 +164,7 @@ KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
   KernelCost cost;
   cost.pes = tile.pes();
   kernel.getBodyBlock().walk([&](linalg::LinalgOp op) {
-    ::wsc::model::OpWork work;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    // Loop ranges come from the global-batch shapes: scale the batch loop.
-    work.iterations = 1;
-    for (int64_t r : ranges)
-      work.iterations *= double(std::max<int64_t>(r, 1));
-    bool batched = llvm::any_of(op->getOperands(), [&](Value v) {
-      return dims.lookup(v).has_value();
-    });
-    if (batched && dims.getGlobalBatch() > 0)
-      work.iterations = work.iterations / double(dims.getGlobalBatch()) * double(localBatch);
-    if (std::optional<unsigned> loop = oneHotLoop(op))
-      work.iterations /= double(std::max<int64_t>(ranges[*loop], 1));
-    work.contraction = isContraction(op);
-    work.reduces = op.getNumReductionLoops() > 0;
-    work.bodyOps = std::max<int64_t>(
-        1, int64_t(op->getRegion(0).front().getOperations().size()) - 1);
-    for (Value result : op->getResults())
-      work.outputElements += localBytes(result, dims, localBatch) / 4.0;
+    ::wsc::model::OpWork work = opWork(op, dims, localBatch);
     cost.flops += work.contraction ? 2 * work.iterations : work.iterations * work.bodyOps;
     cost.cycles += ::wsc::model::opCycles(work, tile, target);
   });

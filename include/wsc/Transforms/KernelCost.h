@@ -7,10 +7,23 @@
 #include "wsc/Model/CostModel.h"
 #include "wsc/Transforms/BatchDims.h"
 
+namespace mlir::linalg {
+class LinalgOp;
+} // namespace mlir::linalg
+
 namespace mlir::wsc {
 
 /// The cost model's view of a `#wsc.target`.
 ::wsc::model::TargetSpec toTargetSpec(TargetAttr target);
+
+/// A structured op is a contraction (one FMAC per iteration) when it
+/// reduces and its body multiplies and adds.
+bool isContraction(linalg::LinalgOp op);
+
+/// The work of one structured op on a system holding `localBatch` samples
+/// (1: per sample); a one-hot (embedding gradient) loop counts as the
+/// scatter it is.
+::wsc::model::OpWork opWork(linalg::LinalgOp op, const BatchDims &dims, int64_t localBatch);
 
 /// The shape a system sees: the batch dim shrunk to `localBatch`.
 std::vector<int64_t> localShape(ShapedType type, std::optional<int64_t> batchDim,
