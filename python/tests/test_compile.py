@@ -7,6 +7,7 @@ from torch import nn
 
 import wsc
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+import parity
 
 
 def mlp(sizes, act=nn.ReLU):
@@ -38,40 +39,22 @@ def batches(n, batch, features, classes, seed=0):
 
 def train_both(sizes, kind, systems, stream_dtype="f32", steps=5, batch=12, loss_fn=None,
                act=nn.ReLU):
+    """An MLP of `sizes` on random batches, on the emulator and in PyTorch."""
     torch.manual_seed(0)
-    model = mlp(sizes, act)
-    reference = copy.deepcopy(model)
-    loss_fn = loss_fn or nn.CrossEntropyLoss()
-    data = batches(steps, batch, sizes[0], sizes[-1])
-    prog = wsc.compile(model, loss_fn, make_optimizer(kind, model.parameters()),
-                       data[0][0], data[0][1], systems=systems, stream_dtype=stream_dtype)
-    ref_opt = make_optimizer(kind, reference.parameters())
-    ours, theirs = [], []
-    for x, y in data:
-        ours.append(prog.step(x, y))
-        ref_opt.zero_grad()
-        loss = loss_fn(reference(x), y)
-        loss.backward()
-        ref_opt.step()
-        theirs.append(loss.item())
-    return prog, reference, ours, theirs
+    return parity.train_both(mlp(sizes, act), loss_fn or nn.CrossEntropyLoss(),
+                             batches(steps, batch, sizes[0], sizes[-1]), systems,
+                             optimizer=lambda params: make_optimizer(kind, params),
+                             stream_dtype=stream_dtype)
 
 
 @pytest.mark.parametrize("kind", ["sgd", "nesterov", "adam", "adamw"])
 @pytest.mark.parametrize("systems", [1, 4])
 def test_matches_pytorch_f32(kind, systems):
-    prog, reference, ours, theirs = train_both([16, 32, 24, 10], kind, systems, batch=16)
-    assert ours == pytest.approx(theirs, rel=1e-4)
-    state = prog.state_dict()
-    for name, value in reference.state_dict().items():
-        torch.testing.assert_close(state[name], value, rtol=1e-4, atol=1e-6)
+    parity.check(*train_both([16, 32, 24, 10], kind, systems, batch=16))
 
 
 def test_odd_sizes_on_three_systems():
-    prog, reference, ours, theirs = train_both([37, 53, 29, 5], "sgd", 3, batch=12, act=nn.Tanh)
-    assert ours == pytest.approx(theirs, rel=1e-4)
-    for name, value in reference.state_dict().items():
-        torch.testing.assert_close(prog.state_dict()[name], value, rtol=1e-4, atol=1e-6)
+    parity.check(*train_both([37, 53, 29, 5], "sgd", 3, batch=12, act=nn.Tanh))
 
 
 def test_uneven_shards_and_mse():
@@ -137,26 +120,6 @@ def test_step_rejects_wrong_shapes_and_labels():
         prog.step(torch.randn(8, 4), torch.randn(8))
     with pytest.raises(ValueError, match="label"):
         prog.step(torch.randn(8, 4), torch.full((8,), 7))
-
-
-@pytest.mark.parametrize("systems", [1, 3])
-def test_inference_matches_pytorch(systems):
-    import json
-    import numpy as np
-    from wsc import _tools
-    from wsc.export import export_inference
-    torch.manual_seed(2)
-    model = nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.Linear(7, 4), nn.Tanh()).eval()
-    x = torch.randn(10, 5)
-    compiled, _ = _tools.run_tool(
-        "wsc-opt", [f"--wsc-pipeline=systems={systems} stream-dtype=f32", "-"],
-        export_inference(model, x))
-    schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
-    assert json.loads(schedule)["kind"] == "inference"
-    session = wsc._runtime.Session(schedule)
-    session.load_weights({k: v.numpy() for k, v in model.state_dict().items()})
-    (out,) = session.infer([x.numpy()])
-    np.testing.assert_allclose(out, model(x).detach().numpy(), rtol=1e-4, atol=1e-6)
 
 
 class BatchCentred(nn.Module):

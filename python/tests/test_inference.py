@@ -1,5 +1,7 @@
 """Forward-only programs (export_inference) on the emulator against PyTorch:
-a GPT, a BERT-style encoder with a padding mask and a CNN, in both modes."""
+an MLP, a GPT, a BERT-style encoder with a padding mask and a CNN, layer-
+pipelined on one system and weight-streaming on two and three (uneven
+shards)."""
 import json
 
 import numpy as np
@@ -32,14 +34,17 @@ def models():
     (ids, _), = token_batches(1, 4, 16, 64)
     (tokens, valid), _ = padded_batches(1, 4, 16, 64, 3)[0]
     return {
+        "mlp": (nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.Linear(7, 4), nn.Tanh()),
+                (torch.randn(10, 5),)),
         "gpt": (GPT(layers=2, seq=16, vocab=64, d=32, heads=2), (ids,)),
         "bert": (BERT(vocab=64, d=32, heads=2, seq=16), (tokens, valid)),
         "cnn": (small_cnn(), (torch.randn(4, 3, 12, 12),)),
     }
 
 
-@pytest.mark.parametrize("name", ["gpt", "bert", "cnn"])
-@pytest.mark.parametrize("systems, mode", [(1, "layer_pipelined"), (2, "weight_streaming")])
+@pytest.mark.parametrize("name", ["mlp", "gpt", "bert", "cnn"])
+@pytest.mark.parametrize("systems, mode", [(1, "layer_pipelined"), (2, "weight_streaming"),
+                                          (3, "weight_streaming")])
 def test_inference_matches_pytorch(name, systems, mode):
     model, inputs = models()[name]
     model.eval()

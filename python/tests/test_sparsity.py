@@ -1,7 +1,5 @@
 """Fixed-mask unstructured sparsity (wsc.sparse) against PyTorch training of
 the dense model with masked weights and masked gradients."""
-import copy
-
 import pytest
 import torch
 from torch import nn
@@ -9,6 +7,7 @@ from torch.nn.utils import prune
 
 import wsc
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from parity import check, train_both
 from transformer_models import GPT, LMLoss, token_batches
 
 STEPS = 10
@@ -26,26 +25,9 @@ def optimizer(kind):
 
 
 def train_masked(model, masks, loss_fn, data, make_opt, **kwargs):
-    """The emulator with `masks`, and PyTorch with masked gradients."""
-    reference = copy.deepcopy(model)
-    prog = wsc.compile(model, loss_fn, make_opt(model.parameters()), *data[0],
-                       stream_dtype="f32", sparsity=masks, **kwargs)
-    params = dict(reference.named_parameters())
-    ref_opt = make_opt(reference.parameters())
-    ours, theirs = [], []
-    for x, y in data:
-        ours.append(prog.step(x, y))
-        ref_opt.zero_grad()
-        loss = loss_fn(reference(x), y)
-        loss.backward()
-        for name, mask in masks.items():
-            params[name].grad.mul_(mask)
-        ref_opt.step()
-        theirs.append(loss.item())
-    torch.testing.assert_close(torch.tensor(ours), torch.tensor(theirs), rtol=1e-4, atol=0)
-    got = prog.state_dict()
-    for name, want in reference.state_dict().items():
-        torch.testing.assert_close(got[name], want, rtol=1e-4, atol=1e-5, msg=name)
+    """The emulator with `masks` against PyTorch with masked gradients."""
+    prog, *rest = train_both(model, loss_fn, data, optimizer=make_opt, masks=masks, **kwargs)
+    check(prog, *rest)
     return prog
 
 
