@@ -8,6 +8,7 @@
 
 #include "wsc/Target/ScheduleEmitter.h"
 #include "wsc/Transforms/KernelCost.h"
+#include "wsc/Transforms/RaggedDims.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,8 +28,9 @@ namespace {
 
 class Emitter {
 public:
-  Emitter(ModuleOp module, func::FuncOp func, const BatchDims &dims)
-      : module(module), func(func), dims(dims),
+  Emitter(ModuleOp module, func::FuncOp func, const BatchDims &dims,
+          const RaggedDims &ragged)
+      : module(module), func(func), dims(dims), ragged(ragged),
         target(toTargetSpec(TargetAttr::lookup(module))) {}
   FailureOr<json::Object> emit();
 
@@ -43,10 +45,15 @@ private:
                                 ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
                                 json::Object &entry);
   json::Object emitTarget();
+  json::Object emitVts();
+  /// Cycles to move every element of `value` once over the fabric, from
+  /// `layout`: the busiest PE's share plus a crossing of the wafer.
+  double moveCycles(Value value, LayoutAttr layout);
 
   ModuleOp module;
   func::FuncOp func;
   const BatchDims &dims;
+  const RaggedDims &ragged;
   ::wsc::model::TargetSpec target;
   DenseMap<Value, int64_t> ids;
   json::Array values;
@@ -124,6 +131,8 @@ json::Object Emitter::describe(Value value, Attribute layout) {
     entry["batch_dim"] = *batch;
   else
     entry["batch_dim"] = nullptr;
+  if (ArrayRef<int64_t> raggedDims = ragged.lookup(value); !raggedDims.empty())
+    entry["ragged"] = json::Object{{"mask", 0}, {"dims", toJson(raggedDims)}};
   if (auto l = llvm::dyn_cast_or_null<LayoutAttr>(layout)) {
     auto tensor = llvm::cast<RankedTensorType>(type);
     int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
@@ -172,6 +181,26 @@ json::Object Emitter::emitTarget() {
   t["memx_capacity_bytes"] = target.memxCapacity;
   t["memx_flops_per_s"] = target.memxFlops;
   return t;
+}
+
+json::Object Emitter::emitVts() {
+  auto attr = module->getAttrOfType<VtsAttr>("wsc.vts");
+  double threshold = attr ? attr.getThreshold().convertToDouble() : 1.0;
+  json::Array masks;
+  masks.push_back(json::Object{{"value", idOf(ragged.getMask())}, {"seq", ragged.getSeq()}});
+  return json::Object{{"threshold", threshold}, {"masks", std::move(masks)}};
+}
+
+double Emitter::moveCycles(Value value, LayoutAttr layout) {
+  auto tensor = llvm::cast<RankedTensorType>(value.getType());
+  int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
+  if (!layout)
+    layout = defaultLayout(module.getContext(), tensor.getRank(), dims.lookup(value));
+  ::wsc::model::Tile tile = tileOf(
+      localShape(tensor, dims.lookup(value), dims.getGlobalBatch(), localBatch), layout,
+      target);
+  return double(tile.elementsPerPe) * 4.0 / double(target.fabricBytesPerCycle) +
+         double(target.gridX + target.gridY);
 }
 
 json::Value affineExpr(AffineExpr expr, Operation *op, bool &ok) {
@@ -423,6 +452,8 @@ FailureOr<json::Object> Emitter::emitKernel(KernelOp kernel) {
     yields.push_back(idOf(v));
   int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
   KernelCost cost = estimateKernel(kernel, dims, localBatch, target);
+  if (ragged.runsRagged(kernel))
+    step["ragged"] = 0;
   step["cost"] = json::Object{
       {"flops", cost.flops}, {"cycles", cost.cycles}, {"pes", cost.pes}};
   if (isLayerPipelined(module)) {
@@ -554,19 +585,21 @@ FailureOr<json::Object> Emitter::emit() {
                                    {"path", toJson(route.getPath())}});
     } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
       layouts[convert.getOutput()] = convert.getTo();
-      auto tensor = convert.getInput().getType();
-      int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
-      ::wsc::model::Tile from = tileOf(localShape(tensor, dims.lookup(convert.getInput()),
-                                           dims.getGlobalBatch(), localBatch),
-                                convert.getFrom(), target);
-      // Every element crosses the fabric once, limited by the busiest PE.
-      double cycles = double(from.elementsPerPe) * 4.0 /
-                          double(target.fabricBytesPerCycle) +
-                      double(target.gridX + target.gridY);
       steps.push_back(json::Object{{"op", "layout_convert"},
                                    {"operand", idOf(convert.getInput())},
                                    {"result", idOf(convert.getOutput())},
-                                   {"cycles", cycles}});
+                                   {"cycles", moveCycles(convert.getInput(), convert.getFrom())}});
+    } else if (isa<StripPaddingOp, RestorePaddingOp>(op)) {
+      // Packing or unpacking moves every element once, in its layout.
+      Value input = op.getOperand(0), output = op.getResult(0);
+      layouts[output] = layouts.lookup(input);
+      steps.push_back(json::Object{
+          {"op", isa<StripPaddingOp>(op) ? "strip_padding" : "restore_padding"},
+          {"operand", idOf(input)},
+          {"mask", 0},
+          {"result", idOf(output)},
+          {"cycles", moveCycles(input, llvm::dyn_cast_or_null<LayoutAttr>(
+                                           layouts.lookup(input)))}});
     } else if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
       for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
         bool loss = func.getResultAttr(i, "wsc.loss") != nullptr;
@@ -582,12 +615,14 @@ FailureOr<json::Object> Emitter::emit() {
       }
     } else {
       return op.emitOpError("cannot be scheduled; expected wsc kernels, weight "
-                            "streams or reads, gradient streams or updates, routes "
-                            "and layout conversions only");
+                            "streams or reads, gradient streams or updates, routes, "
+                            "layout conversions and padding strips or restores only");
     }
   }
   root["outputs"] = std::move(outputs);
   root["steps"] = std::move(steps);
+  if (!ragged.empty())
+    root["vts"] = emitVts();
   root["values"] = std::move(values);
   return root;
 }
@@ -601,7 +636,11 @@ LogicalResult mlir::wsc::emitSchedule(ModuleOp module, llvm::raw_ostream &os) {
   FailureOr<BatchDims> dims = BatchDims::compute(funcs.front());
   if (failed(dims))
     return failure();
-  Emitter emitter(module, funcs.front(), *dims);
+  FailureOr<RaggedDims> ragged =
+      RaggedDims::compute(funcs.front(), *dims, RaggedDims::Scope::Schedule);
+  if (failed(ragged))
+    return failure();
+  Emitter emitter(module, funcs.front(), *dims, *ragged);
   FailureOr<json::Object> root = emitter.emit();
   if (failed(root))
     return failure();

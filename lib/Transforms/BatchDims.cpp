@@ -18,8 +18,8 @@ namespace {
 /// different fact is a conflict.
 struct Solver {
   DenseMap<Value, int64_t> &dims;
+  DenseMap<Value, int64_t> &inner; // see BatchDims::lookupInner
   int64_t globalBatch = 0;
-  DenseMap<Value, int64_t> inner; // see BatchDims::Fact
   bool changed = false;
   Operation *conflict = nullptr;
   const char *conflictWhy = nullptr;
@@ -164,8 +164,8 @@ struct Solver {
       }
       return;
     }
-    // Layout conversions and routes move a tensor, never reshape it.
-    if (llvm::isa<LayoutConvertOp, RouteOp>(op)) {
+    // Layout conversions, routes and padding changes keep the shape.
+    if (llvm::isa<LayoutConvertOp, RouteOp, StripPaddingOp, RestorePaddingOp>(op)) {
       Value input = op->getOperand(0), output = op->getResult(0);
       if (auto dim = get(input))
         set(output, *dim, op, innerOf(input));
@@ -176,9 +176,17 @@ struct Solver {
 };
 } // namespace
 
+bool BatchDims::isBatchOutermost(Value value) const {
+  std::optional<int64_t> dim = lookup(value);
+  if (!dim)
+    return false;
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  return type.getDimSize(*dim) == globalBatch * lookupInner(value);
+}
+
 FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
   BatchDims result;
-  Solver solver{result.dims};
+  Solver solver{result.dims, result.inner};
   for (BlockArgument arg : func.getArguments()) {
     if (!isBatchArgument(func, arg.getArgNumber()))
       continue;

@@ -11,6 +11,9 @@
 // Constants and parameter-only chains are rematerialised in every kernel
 // that uses them: weights never live on the wafer between kernels.
 //
+// Variable tensor shape's strip_padding and restore_padding ops stay between
+// kernels, as steps of their own (`mark` plans that order like kernels).
+//
 // Kernels run in a topological order, taken in program order where there is
 // a choice. When the rules put dependent ops into two kernels that need each
 // other (a tied embedding used at both ends of a model, say), the kernel
@@ -49,6 +52,7 @@ struct KernelPlan {
   SmallVector<Operation *> ops;
   unsigned firstIndex = ~0u;
   unsigned part = 0; ///< > 0 for the later pieces of a split kernel
+  bool mark = false; ///< a strip/restore step, not a kernel
   std::string baseName() const {
     if (phase == KernelPhase::Loss)
       return "loss";
@@ -58,6 +62,10 @@ struct KernelPlan {
     return part ? baseName() + "." + std::to_string(part) : baseName();
   }
 };
+
+bool isPaddingMark(Operation *op) {
+  return llvm::isa<StripPaddingOp, RestorePaddingOp>(op);
+}
 
 /// "fc1.weight" -> "fc1"; a name with no dot is its own layer.
 std::string layerOfParam(StringRef param) {
@@ -95,6 +103,7 @@ private:
   DenseSet<Operation *> forward;                  // ancestors of the loss
   std::map<std::string, KernelPlan> plans;     // stable addresses
   std::deque<KernelPlan> splitParts;              // pieces split off plans
+  std::deque<KernelPlan> markPlans;               // strip/restore steps
   std::map<std::string, unsigned> partsOf;        // base name -> pieces so far
   DenseMap<Operation *, KernelPlan *> kernelOf;
   DenseMap<Value, Value> replacement;             // original -> kernel result
@@ -139,7 +148,7 @@ LogicalResult KernelFormer::classifyValues() {
       else
         remat = false;
     });
-    if (op.getNumRegions() && !llvm::isa<linalg::LinalgOp>(&op))
+    if ((op.getNumRegions() && !llvm::isa<linalg::LinalgOp>(&op)) || isPaddingMark(&op))
       remat = false;
     if (remat)
       for (Value result : op.getResults())
@@ -202,6 +211,12 @@ LogicalResult KernelFormer::assignOps() {
   for (Operation *op : order) {
     if (isRemat(op))
       continue;
+    if (isPaddingMark(op)) {
+      KernelPlan &plan = markPlans.emplace_back();
+      plan.mark = true;
+      kernelOf[op] = &plan;
+      continue;
+    }
     bool isForward = forward.contains(op);
     KernelPhase phase = isForward ? KernelPhase::Forward : KernelPhase::Backward;
     std::optional<std::string> param;
@@ -220,7 +235,7 @@ LogicalResult KernelFormer::assignOps() {
         fromLoss = true;
       if (Operation *def = operand.getDefiningOp()) {
         auto it = kernelOf.find(def);
-        if (it == kernelOf.end())
+        if (it == kernelOf.end() || it->second->mark)
           return;
         if (it->second->phase == KernelPhase::Loss)
           fromLoss = true;
@@ -253,7 +268,7 @@ LogicalResult KernelFormer::assignOps() {
     unsigned best = ~0u;
     for (Operation *user : op->getUsers()) {
       auto it = kernelOf.find(user);
-      if (it != kernelOf.end() && indexOf[user] < best) {
+      if (it != kernelOf.end() && !it->second->mark && indexOf[user] < best) {
         plan = it->second;
         best = indexOf[user];
       }
@@ -282,6 +297,8 @@ SmallVector<KernelPlan *> KernelFormer::orderKernels() {
   for (auto &entry : plans)
     if (!entry.second.ops.empty())
       pending.push_back(&entry.second);
+  for (KernelPlan &plan : markPlans)
+    pending.push_back(&plan);
   DenseSet<Operation *> scheduled;
   DenseSet<KernelPlan *> done;
   auto schedule = [&](KernelPlan *plan) {
@@ -392,6 +409,15 @@ Value KernelFormer::materialize(Value value, OpBuilder &builder,
 }
 
 void KernelFormer::buildKernel(KernelPlan &plan, OpBuilder &builder) {
+  if (plan.mark) {
+    Operation *op = plan.ops.front();
+    IRMapping mapping;
+    for (Value operand : op->getOperands())
+      if (Value replaced = replacement.lookup(operand))
+        mapping.map(operand, replaced);
+    replacement[op->getResult(0)] = builder.clone(*op, mapping)->getResult(0);
+    return;
+  }
   llvm::SetVector<Value> inputs;
   for (Operation *op : plan.ops)
     forEachUsedValue(op, [&](Value value) { collectInputs(value, plan, inputs); });

@@ -165,7 +165,7 @@ KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
   cost.pes = tile.pes();
   kernel.getBodyBlock().walk([&](linalg::LinalgOp op) {
     ::wsc::model::OpWork work = opWork(op, dims, localBatch);
-    cost.flops += work.contraction ? 2 * work.iterations : work.iterations * work.bodyOps;
+    cost.flops += flopsOf(work);
     cost.cycles += ::wsc::model::opCycles(work, tile, target);
   });
   return cost;

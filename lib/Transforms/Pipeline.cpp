@@ -17,6 +17,8 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCLegalize());
   pm.addPass(createWSCAttachTarget(
       WSCAttachTargetOptions{options.target, options.systems, options.streamDType}));
+  pm.addPass(createWSCVts(
+      WSCVtsOptions{options.vts, options.expectedValidFraction}));
   pm.addPass(createWSCFormKernels());
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
   pm.addPass(createWSCAssignLayouts());

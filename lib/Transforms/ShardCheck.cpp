@@ -37,6 +37,7 @@ bool reducesOverBatch(linalg::LinalgOp op, const BatchDims &dims) {
   return false;
 }
 
+/// `systems` == 0: the split is VTS's, one sample at a time.
 LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
                     Partials &partials) {
   Operation *origin = nullptr;
@@ -50,10 +51,16 @@ LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
     batched |= dims.lookup(v).has_value();
   if (origin && batched && !llvm::isa<KernelOp>(op)) {
     InFlightDiagnostic diag = op->emitOpError()
-        << "combines a sum over the batch with per-sample values; each of the "
-        << systems << " systems sums only its own shard, so this would differ from "
-        << "single-device training (batch statistics such as BatchNorm's need a "
-        << "SwarmX all-reduce, not supported yet); use systems=1";
+        << "combines a sum over the batch with per-sample values; ";
+    if (systems)
+      diag << "each of the " << systems << " systems sums only its own shard, so "
+           << "this would differ from single-device training (batch statistics "
+           << "such as BatchNorm's need a SwarmX all-reduce, not supported yet); "
+           << "use systems=1";
+    else
+      diag << "variable tensor shape runs each sample of a ragged kernel on its "
+           << "own, so this would differ from the padded program; turn VTS off "
+           << "(wsc.compile(vts=False)) or around this part (wsc.nn.disable_vts)";
     diag.attachNote(origin->getLoc()) << "the sum over the batch";
     return diag;
   }
@@ -93,7 +100,7 @@ LogicalResult visitKernel(KernelOp kernel, const BatchDims &dims, int64_t system
 
 LogicalResult mlir::wsc::checkShardable(func::FuncOp func, const BatchDims &dims,
                                         int64_t systems) {
-  if (systems <= 1)
+  if (systems == 1)
     return success();
   Partials partials;
   for (Operation &op : func.getBody().front().without_terminator()) {

@@ -370,3 +370,69 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = wsc.route %x from("a") to("b") path([0, 0, 2, 3]) : tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @strip_seq_dim(%x: tensor<2x8x4xf32>, %m: tensor<2x8xi1>) {
+  // expected-error @+1 {{seq_dim 3 is out of range for a rank-3 tensor; it must be in [1, 3)}}
+  %s = wsc.strip_padding %x, %m {seq_dim = 3 : i64} : tensor<2x8x4xf32>, tensor<2x8xi1>
+  return
+}
+
+// -----
+
+func.func @restore_seq_dim_batch(%x: tensor<2x8x4xf32>, %m: tensor<2x8xi1>) {
+  // expected-error @+1 {{seq_dim 0 is out of range for a rank-3 tensor; it must be in [1, 3)}}
+  %s = wsc.restore_padding %x, %m {seq_dim = 0 : i64} : tensor<2x8x4xf32>, tensor<2x8xi1>
+  return
+}
+
+// -----
+
+func.func @strip_mask_rank(%x: tensor<2x8x4xf32>, %m: tensor<16xi1>) {
+  // expected-error @+1 {{mask must be a [batch, seq] tensor, got rank 1}}
+  %s = wsc.strip_padding %x, %m : tensor<2x8x4xf32>, tensor<16xi1>
+  return
+}
+
+// -----
+
+func.func @strip_mask_shape(%x: tensor<2x8x4xf32>, %m: tensor<2x4xi64>) {
+  // expected-error @+1 {{mask shape [2, 4] does not match the input's batch and sequence dims [2, 8]}}
+  %s = wsc.strip_padding %x, %m : tensor<2x8x4xf32>, tensor<2x4xi64>
+  return
+}
+
+// -----
+
+func.func @restore_mask_shape(%x: tensor<2x4x8xf32>, %m: tensor<2x4xf32>) {
+  // expected-error @+1 {{mask shape [2, 4] does not match the input's batch and sequence dims [2, 8]}}
+  %s = wsc.restore_padding %x, %m {seq_dim = 2 : i64} : tensor<2x4x8xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @strip_dynamic(%x: tensor<?x8x4xf32>, %m: tensor<?x8xi1>) {
+  // expected-error @+1 {{needs static shapes}}
+  %s = wsc.strip_padding %x, %m : tensor<?x8x4xf32>, tensor<?x8xi1>
+  return
+}
+
+// -----
+
+func.func @strip_mask_type(%x: tensor<2x8x4xf32>, %m: tensor<2x8xf16>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 1-bit signless integer or 64-bit signless integer or 32-bit signless integer or 32-bit float values}}
+  %s = wsc.strip_padding %x, %m : tensor<2x8x4xf32>, tensor<2x8xf16>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{threshold must be in [0, 1], got 1.5}}
+module attributes {wsc.vts = #wsc.vts<threshold = 1.5>} {}
+
+// -----
+
+// expected-error @+1 {{ragged_work must be in [0, 1], got -5.000000e-01}}
+module attributes {wsc.vts = #wsc.vts<ragged_work = -0.5>} {}

@@ -34,18 +34,26 @@ public:
       return std::nullopt;
     return it->second;
   }
+  /// Elements of one sample inside `value`'s batch dim (1 unless a reshape
+  /// merged inner dims into it); 0 for a tensor with no batch dim.
+  int64_t lookupInner(Value value) const { return inner.lookup(value); }
+  /// True when `value`'s batch dim holds whole samples one after the
+  /// other, so one sample is a contiguous slice of that dim.
+  bool isBatchOutermost(Value value) const;
   /// The batch size the function was exported with (0 when it has no input).
   int64_t getGlobalBatch() const { return globalBatch; }
 
 private:
   llvm::DenseMap<Value, int64_t> dims;
+  llvm::DenseMap<Value, int64_t> inner;
   int64_t globalBatch = 0;
 };
 
 /// Fails, at the offending op, when a sum over the batch dim (a per-system
 /// partial once the batch is sharded over `systems`) flows back into
 /// per-sample values: only the loss and weight gradients, which SwarmX sums,
-/// may carry such partials. Succeeds trivially for one system.
+/// may carry such partials. Succeeds trivially for one system. `systems` 0
+/// checks for variable tensor shape, which runs each sample on its own.
 LogicalResult checkShardable(func::FuncOp func, const BatchDims &dims, int64_t systems);
 
 /// True for a `wsc.input` or `wsc.label` argument of `func`.

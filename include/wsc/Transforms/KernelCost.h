@@ -25,6 +25,12 @@ bool isContraction(linalg::LinalgOp op);
 /// scatter it is.
 ::wsc::model::OpWork opWork(linalg::LinalgOp op, const BatchDims &dims, int64_t localBatch);
 
+/// Flops of one op's work: two per FMAC of a contraction, else one per
+/// scalar body op.
+inline double flopsOf(const ::wsc::model::OpWork &work) {
+  return work.contraction ? 2 * work.iterations : work.iterations * work.bodyOps;
+}
+
 /// The shape a system sees: the batch dim shrunk to `localBatch`.
 std::vector<int64_t> localShape(ShapedType type, std::optional<int64_t> batchDim,
                                 int64_t globalBatch, int64_t localBatch);

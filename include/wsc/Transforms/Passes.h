@@ -27,6 +27,13 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<double> timeLimit{*this, "time-limit",
                            llvm::cl::desc("layer-pipelined placement budget in seconds"),
                            llvm::cl::init(60.0)};
+  Option<std::string> vts{*this, "vts",
+                          llvm::cl::desc("variable tensor shape: on | off | auto"),
+                          llvm::cl::init("auto")};
+  Option<double> expectedValidFraction{
+      *this, "expected-valid-fraction",
+      llvm::cl::desc("valid-token fraction of typical batches (vts=auto)"),
+      llvm::cl::init(-1.0)};
 };
 
 /// Adds the whole compile pipeline (attach target, form kernels, select

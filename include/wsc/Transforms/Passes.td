@@ -32,6 +32,47 @@ def WSCLegalize : Pass<"wsc-legalize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def WSCVts : Pass<"wsc-vts", "::mlir::ModuleOp"> {
+  let summary = "Run the padded part of a program on valid tokens only";
+  let description = [{
+    Variable tensor shape (docs/VTS.md). Takes the `wsc.strip_padding` and
+    `wsc.restore_padding` ops the user wrote (or the exporter mirrored into
+    the backward graph) as marks of a ragged region and grows the region as
+    far as it can go both ways (`RaggedDims`, Program scope): every linalg,
+    reshape and slice op that can run on each sample's valid prefix joins it,
+    so the strips move to the program's entry (the inputs, labels and mask)
+    and the restores to its exit. Only where an op cannot run ragged (a
+    window or shift along the sequence, a function result, an unknown op)
+    does a boundary remain: a `wsc.restore_padding` before it, a
+    `wsc.strip_padding` after it.
+
+    `mode=off` removes every strip and restore (the padded reference).
+    `mode=on` always strips. `mode=auto` weighs the work the region saves
+    against the cost of the strips and restores and records the largest
+    valid-token fraction for which stripping pays as `wsc.vts`'s
+    `threshold` (the runtime checks each batch against it); given an
+    `expected-valid-fraction` above the threshold it keeps the dense path.
+    The decision is reported as a remark.
+
+    ```mlir
+    // Before: the user strips after the embedding.
+    %e = linalg.generic ... ins(%ids : tensor<4x16xi64>) ... -> tensor<4x16x32xf32>
+    %s = wsc.strip_padding %e, %mask : tensor<4x16x32xf32>, tensor<4x16xi1>
+    // After: the strip moved to the input; the embedding runs ragged too.
+    %ids_r = wsc.strip_padding %ids, %mask : tensor<4x16xi64>, tensor<4x16xi1>
+    %e = linalg.generic ... ins(%ids_r : tensor<4x16xi64>) ... -> tensor<4x16x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
+           "on | off | auto">,
+    Option<"expectedValidFraction", "expected-valid-fraction", "double",
+           /*default=*/"-1.0",
+           "the valid-token fraction of typical batches, in (0, 1] (auto mode)">,
+  ];
+  let dependentDialects = ["::mlir::wsc::WSCDialect"];
+}
+
 def WSCFormKernels : Pass<"wsc-form-kernels", "::mlir::ModuleOp"> {
   let summary = "Group the linalg ops of a training step into per-layer kernels";
   let description = [{

@@ -62,6 +62,16 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult VtsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              APFloat threshold, APFloat raggedWork) {
+  double t = threshold.convertToDouble(), w = raggedWork.convertToDouble();
+  if (!(t >= 0 && t <= 1))
+    return emitError() << "threshold must be in [0, 1], got " << t;
+  if (!(w >= 0 && w <= 1))
+    return emitError() << "ragged_work must be in [0, 1], got " << w;
+  return success();
+}
+
 bool mlir::wsc::isLayerPipelined(Operation *module) {
   auto mode = module->getAttrOfType<ExecutionModeAttr>("wsc.mode");
   return mode && mode.getValue() == ExecutionMode::LayerPipelined;

@@ -261,5 +261,38 @@ int64_t RouteOp::getHops() {
   return hops;
 }
 
+//===----------------------------------------------------------------------===//
+// StripPaddingOp, RestorePaddingOp
+//===----------------------------------------------------------------------===//
+
+/// The mask is `[batch, seq]` over dims 0 and `seq_dim` of the input.
+static LogicalResult verifyPadding(Operation *op, RankedTensorType input,
+                                   RankedTensorType mask, int64_t seqDim) {
+  if (seqDim < 1 || seqDim >= input.getRank())
+    return op->emitOpError("seq_dim ")
+           << seqDim << " is out of range for a rank-" << input.getRank()
+           << " tensor; it must be in [1, " << input.getRank() << ")";
+  if (mask.getRank() != 2)
+    return op->emitOpError("mask must be a [batch, seq] tensor, got rank ")
+           << mask.getRank();
+  if (!input.hasStaticShape() || !mask.hasStaticShape())
+    return op->emitOpError("needs static shapes");
+  if (mask.getDimSize(0) != input.getDimSize(0) ||
+      mask.getDimSize(1) != input.getDimSize(seqDim))
+    return op->emitOpError("mask shape [")
+           << mask.getDimSize(0) << ", " << mask.getDimSize(1)
+           << "] does not match the input's batch and sequence dims ["
+           << input.getDimSize(0) << ", " << input.getDimSize(seqDim) << "]";
+  return success();
+}
+
+LogicalResult StripPaddingOp::verify() {
+  return verifyPadding(*this, getInput().getType(), getMask().getType(), getSeqDim());
+}
+
+LogicalResult RestorePaddingOp::verify() {
+  return verifyPadding(*this, getInput().getType(), getMask().getType(), getSeqDim());
+}
+
 #define GET_OP_CLASSES
 #include "wsc/Dialect/WSC/WSCOps.cpp.inc"

@@ -131,6 +131,25 @@ def WSC_RectAttr : WSC_Attr<"Rect", "rect"> {
   let genVerifyDecl = 1;
 }
 
+def WSC_VtsAttr : WSC_Attr<"Vts", "vts"> {
+  let summary = "the variable tensor shape decision of a program";
+  let description = [{
+    Set on the module by `wsc-vts` when the program has ragged kernels.
+    Stripping pays when a batch's valid-token fraction is at most
+    `threshold`; the runtime checks each batch against it and runs the
+    padded (dense) path above it. `ragged_work` is the fraction of the
+    step's dense work that runs on valid tokens only.
+
+    ```mlir
+    module attributes {wsc.vts = #wsc.vts<threshold = 0.97, ragged_work = 0.91>} {}
+    ```
+  }];
+  let parameters = (ins WSC_Real<"1.0", "largest valid fraction that strips">:$threshold,
+                        WSC_Real<"0.0", "fraction of the dense work that is ragged">:$ragged_work);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 // A list of integers spelled `[1, 2, 3]`.
 class WSC_IntList<string desc> : ArrayRefParameter<"int64_t", desc> {
   let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {

@@ -295,4 +295,10 @@ def WSC_RouteOp : WSC_Op<"route", [Pure, AllTypesMatch<["input", "output"]>]> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Variable tensor shape
+//===----------------------------------------------------------------------===//
+
+include "wsc/Dialect/WSC/WSCVtsOps.td"
+
 #endif // WSC_DIALECT_WSC_WSCOPS_TD
