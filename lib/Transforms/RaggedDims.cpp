@@ -147,11 +147,13 @@ const char *Solver::reshapeRule(Value collapsed, Value expanded,
   ArrayRef<int64_t> shape = llvm::cast<RankedTensorType>(expanded.getType()).getShape();
   std::optional<int64_t> batchDim = batch.lookup(expanded);
   // Inside one merged dim, a sample's part must start with the sequence:
-  // only the batch and unit dims may come before it.
+  // only dims holding one element per sample may come before it.
   auto leading = [&](const ReassociationIndices &group) -> std::optional<int64_t> {
-    for (int64_t d : group)
-      if (d != batchDim && shape[d] != 1)
+    for (int64_t d : group) {
+      int64_t perSample = d == batchDim ? batch.lookupInner(expanded) : shape[d];
+      if (perSample != 1)
         return d;
+    }
     return std::nullopt;
   };
   for (int64_t d : get(expanded)) {
