@@ -4,7 +4,7 @@
     loss = prog.step(inputs, targets)
 """
 from ._tools import CompileError
-from . import sparse
+from . import data, nn, sparse
 from .api import Program, ProgramIR, compile
 
-__all__ = ["compile", "Program", "ProgramIR", "CompileError", "sparse"]
+__all__ = ["compile", "Program", "ProgramIR", "CompileError", "data", "nn", "sparse"]

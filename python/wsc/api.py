@@ -97,11 +97,14 @@ class Program:
                     break
         mode_remark = re.search(r"remark: (mode .*)", self.diagnostics)
         placed = re.search(r"remark: (placed .*)", self.diagnostics)
+        vts_remark = re.search(r"remark: (VTS.*)", self.diagnostics)
         placement = {k["layer"]: {"region": k["region"], **k["lp"]}
                      for k in kernels if "region" in k}
         return {
             "mode": self.schedule["mode"],
             "mode_reason": mode_remark.group(1) if mode_remark else "",
+            # Variable tensor shape: the compiler's decision (wsc-vts's remark).
+            "vts_decision": vts_remark.group(1) if vts_remark else "",
             "warnings": re.findall(r"warning: (.*)", self.diagnostics),
             "systems": self.schedule["systems"],
             "stream_dtype": self.schedule["stream_dtype"],
@@ -130,10 +133,22 @@ class Program:
         self._session.write_trace(path)
 
 
+def _vts_option(vts) -> str:
+    """The pipeline's ``vts=`` value (on / off / auto) for wsc.compile's ``vts``."""
+    # `is`, not ==: 1 and 0 equal True and False but are not a choice.
+    if vts is True:
+        return "on"
+    if vts is False:
+        return "off"
+    if isinstance(vts, str) and vts == "auto":
+        return "auto"
+    raise ValueError(f"vts must be True, False or 'auto', got {vts!r}")
+
+
 def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             example_inputs: Tensors, example_targets: Tensors, *, mode: str = "auto",
             systems: int = 1, stream_dtype: str = "f16", target: str = "cs2",
-            time_limit: float = 60.0, sparsity=None) -> Program:
+            time_limit: float = 60.0, sparsity=None, vts: Union[bool, str] = "auto") -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -141,7 +156,13 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     layer-pipelined weights stay FP32 on the wafer. `time_limit` bounds the
     layer-pipelined placement search, in seconds. `sparsity` maps parameter
     names to fixed bool masks (see wsc.sparse): masked weights stay zero and
-    get no gradient."""
+    get no gradient.
+
+    `vts` controls variable tensor shape execution (docs/VTS.md), which skips
+    the padding that `wsc.nn.strip_padding` marks: `True` runs the marked
+    regions on valid tokens only, `False` ignores the markers (every token is
+    computed, as without them), and `"auto"` (the default) leaves the choice to
+    the compiler. A model without markers compiles the same either way."""
     from .export import export_training_step
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -154,6 +175,7 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     if (not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool)
             or not 0 < time_limit < float("inf")):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    vts_option = _vts_option(vts)
     if sparsity is not None:
         from .sparse import check_masks
         check_masks(model, sparsity)
@@ -163,7 +185,7 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
         raise ValueError(f"batch {inputs[0].shape[0]} is smaller than systems={systems}")
     exported = export_training_step(model, loss_fn, optimizer, inputs, targets)
     pipeline = (f"--wsc-pipeline=mode={mode} systems={systems} target={target} "
-                f"stream-dtype={stream_dtype} time-limit={float(time_limit)!r}")
+                f"stream-dtype={stream_dtype} time-limit={float(time_limit)!r} vts={vts_option}")
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
     return Program(model, exported, compiled, schedule, diagnostics, sparsity)

@@ -10,7 +10,8 @@ Layout:
                    registry.py (table + Context), graph.py (walks the fx graph),
                    elementwise.py, reductions.py, linalg_ops.py, shapes.py,
                    creation.py, losses.py, inplace.py,
-                   convolution.py, pooling.py, batchnorm.py (+ nchw.py helpers)
+                   convolution.py, pooling.py, batchnorm.py (+ nchw.py helpers),
+                   vts.py (wsc.nn.strip_padding / restore_padding markers)
   module.py      assembles the func signature and the module around the body
   errors.py      UnsupportedOpError (public as wsc.export.UnsupportedOpError)
 """

@@ -42,6 +42,9 @@ DECOMPOSITIONS = get_decompositions([
     aten.leaky_relu_backward, aten.hardtanh_backward, aten.rsub, aten.elu, aten.elu_backward,
     aten.softplus, aten.softplus_backward, aten.native_layer_norm, aten.native_layer_norm_backward,
 ])
+# The wsc.nn VTS markers (torch.ops.wsc.strip_padding / restore_padding) must
+# reach the graph as they are, so they stay out of this table; make_fx does
+# not inline them either, as they have no CompositeImplicitAutograd kernel.
 
 # Model inputs: features, token ids (int64) and masks (bool).
 INPUT_DTYPES = [torch.float32, torch.int64, torch.bool]
