@@ -3,6 +3,7 @@
 #include "wsc/Runtime/Interpreter.h"
 
 #include "RegionProgram.h"
+#include "SampleDependence.h"
 #include "Slices.h"
 #include "StructuredOp.h"
 
@@ -13,12 +14,19 @@
 
 namespace wsc::rt {
 
+/// Liveness of one way of running a body: the dense shard, or one sample
+/// after another (ragged), where sample-invariant values live to the end.
+struct OpLiveness {
+  std::vector<int> releaseAfter;  // slots that die at this op
+  std::vector<bool> mayStealInit; // per output operand
+};
+
 struct CompiledOp {
   const BodyOp *op = nullptr;
   std::vector<int> operandSlots, resultSlots;
-  std::vector<int> releaseAfter;  // slots that die at this op
-  std::vector<bool> mayStealInit; // per output operand
-  bool skipZeroFill = false;      // tensor.empty whose contents nobody reads
+  OpLiveness dense, ragged;
+  bool invariant = false;     // ragged kernels: the same for every sample
+  bool skipZeroFill = false;  // tensor.empty whose contents nobody reads
   std::unique_ptr<StructuredPlan> plan;
   Tensor globalConstant; // non-splat arith.constant at global shape
 };
@@ -30,6 +38,10 @@ struct Interpreter::CompiledKernel {
   std::vector<int> slotValue;          // slot -> value id
   std::vector<int> argSlots, yieldSlots;
   std::vector<CompiledOp> ops;
+  // Ragged kernels: per slot, whether it is the same for every sample; per
+  // yield, whether it is a non-batch sum over the samples.
+  std::vector<bool> slotInvariant;
+  std::vector<bool> yieldSummed;
 };
 
 namespace {
@@ -120,9 +132,29 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
       yielded[s] = true;
     lastUse.resize(k->slotValue.size(), -1);
     yielded.resize(k->slotValue.size(), false);
-    for (size_t s = 0; s < lastUse.size(); ++s)
-      if (lastUse[s] >= 0 && !yielded[s])
-        k->ops[lastUse[s]].releaseAfter.push_back(static_cast<int>(s));
+    // Ragged kernels: values that are the same for every sample are
+    // computed for the first one and kept (never released or stolen).
+    k->slotInvariant.assign(k->slotValue.size(), false);
+    if (st.mask >= 0) {
+      const SampleDependence dep = analyzeSampleDependence(schedule.values, st);
+      for (size_t sl = 0; sl < k->slotValue.size(); ++sl)
+        k->slotInvariant[sl] = !dep.varies(k->slotValue[sl]);
+      for (CompiledOp &c : k->ops) {
+        c.invariant = true;
+        for (int r : c.resultSlots)
+          c.invariant &= k->slotInvariant[r];
+      }
+      for (size_t i = 0; i < st.results.size(); ++i)
+        k->yieldSummed.push_back(!schedule.values[st.results[i]].batchDim &&
+                                 dep.onBatch.count(st.body.yields[i]) > 0);
+    }
+    for (size_t s = 0; s < lastUse.size(); ++s) {
+      if (lastUse[s] < 0 || yielded[s])
+        continue;
+      k->ops[lastUse[s]].dense.releaseAfter.push_back(static_cast<int>(s));
+      if (!k->slotInvariant[s])
+        k->ops[lastUse[s]].ragged.releaseAfter.push_back(static_cast<int>(s));
+    }
     for (size_t i = 0; i < k->ops.size(); ++i) {
       CompiledOp &c = k->ops[i];
       if (c.op->kind != BodyOpKind::Linalg)
@@ -134,8 +166,10 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
         bool captured = false;
         for (int value : c.plan->program.capturedValues())
           captured |= k->slotOf[value] == s;
-        c.mayStealInit.push_back(once && !captured && !yielded[s] &&
-                                 lastUse[s] == static_cast<int>(i));
+        const bool steal =
+            once && !captured && !yielded[s] && lastUse[s] == static_cast<int>(i);
+        c.dense.mayStealInit.push_back(steal);
+        c.ragged.mayStealInit.push_back(steal && !k->slotInvariant[s]);
       }
     }
     // A tensor.empty only used as the init of outputs whose region never
@@ -176,62 +210,64 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
 
 Interpreter::~Interpreter() = default;
 
-std::vector<Tensor> Interpreter::runKernel(size_t stepIndex, const std::vector<Tensor> &operands,
-                                           const ShardContext &shard) const {
-  if (stepIndex >= kernels_.size() || !kernels_[stepIndex])
-    fail("internal: step ", stepIndex, " is not a kernel");
-  const CompiledKernel &k = *kernels_[stepIndex];
-  const Schedule &s = schedule_;
-  const std::string &src = s.source;
-  if (operands.size() != k.argSlots.size())
-    fail(src, ": ", k.where, ": ", operands.size(), " operands, expected ", k.argSlots.size());
+namespace {
 
-  std::vector<Tensor> env(k.slotValue.size());
-  auto localShape = [&](int slot) { return s.localShape(k.slotValue[slot], shard.localBatch); };
-  for (size_t i = 0; i < operands.size(); ++i) {
-    const int slot = k.argSlots[i];
-    const ValueSpec &v = s.values[k.slotValue[slot]];
-    const Shape expect = localShape(slot);
-    if (!operands[i].defined() || operands[i].shape() != expect ||
-        operands[i].storage() != storageOf(v.dtype))
-      fail(src, ": ", k.where, ": operand ", i, " is ",
-           operands[i].defined() ? shapeToString(operands[i].shape()) + " " +
-                                       dtypeName(operands[i].dtype())
-                                 : std::string("missing"),
-           ", expected ", shapeToString(expect), " ", dtypeName(v.dtype));
-    env[slot] = operands[i];
+/// The shapes of one run: a system's shard, or one sample of a ragged kernel.
+struct RunShapes {
+  const Schedule &schedule;
+  int64_t localBatch = 0;
+  int64_t length = -1; // >= 0: one sample of this valid length
+  Shape operator()(int id) const {
+    return length >= 0 ? schedule.sampleShape(id, length) : schedule.localShape(id, localBatch);
   }
+};
+
+/// Offsets of the block of sample `begin` of value `v` (0 except the batch dim).
+std::vector<int64_t> sampleOffsets(const Schedule &s, const ValueSpec &v, int64_t begin) {
+  std::vector<int64_t> at(v.shape.size(), 0);
+  if (v.batchDim)
+    at[*v.batchDim] = v.shape[*v.batchDim] / s.globalBatch * begin;
+  return at;
+}
+
+using ExecCounts = std::array<std::atomic<int64_t>, kNumExecModes>;
+
+/// Runs the body ops of `k` on `env` (arguments bound). `ragged`: one sample
+/// of a ragged kernel; `skipInvariant`: a later sample, whose
+/// sample-invariant values are still in env from the first.
+void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector<Tensor> &env,
+            const RunShapes &shapes, const ShardContext &shard, bool ragged, bool skipInvariant,
+            ExecCounts &counts) {
+  const std::string &src = s.source;
+  auto shapeOf = [&](int slot) { return shapes(k.slotValue[slot]); };
   auto capture = [&](int value) -> const Tensor & { return env[k.slotOf.at(value)]; };
 
   for (const CompiledOp &c : k.ops) {
+    if (skipInvariant && c.invariant)
+      continue; // computed for the first sample, still in env
     const BodyOp &op = *c.op;
+    const OpLiveness &live = ragged ? c.ragged : c.dense;
     switch (op.kind) {
     case BodyOpKind::Empty: {
       const int r = c.resultSlots[0];
-      env[r] = c.skipZeroFill ? Tensor::uninitialized(s.values[k.slotValue[r]].dtype, localShape(r))
-                              : Tensor::zeros(s.values[k.slotValue[r]].dtype, localShape(r));
+      env[r] = c.skipZeroFill ? Tensor::uninitialized(s.values[k.slotValue[r]].dtype, shapeOf(r))
+                              : Tensor::zeros(s.values[k.slotValue[r]].dtype, shapeOf(r));
       break;
     }
     case BodyOpKind::Constant: {
       const int r = c.resultSlots[0];
       const ValueSpec &v = s.values[k.slotValue[r]];
-      if (op.splat) {
-        env[r] = buildConstant(op, v, localShape(r));
-      } else if (v.batchDim && shard.localBatch != s.globalBatch) {
-        // A batch-sharded constant: this system's samples only.
-        const int64_t per = v.shape[*v.batchDim] / s.globalBatch;
-        env[r] = sliceDim(c.globalConstant, *v.batchDim, shard.sampleBegin * per,
-                          (shard.sampleBegin + shard.localBatch) * per);
-      } else {
-        env[r] = c.globalConstant;
-      }
+      if (op.splat)
+        env[r] = buildConstant(op, v, shapeOf(r));
+      else // this system's (or sample's) samples, and the leading block of ragged dims
+        env[r] = blockOf(c.globalConstant, sampleOffsets(s, v, shard.sampleBegin), shapeOf(r));
       break;
     }
     case BodyOpKind::CollapseShape:
     case BodyOpKind::ExpandShape: {
       const int r = c.resultSlots[0];
       try {
-        env[r] = env[c.operandSlots[0]].reshaped(localShape(r));
+        env[r] = env[c.operandSlots[0]].reshaped(shapeOf(r));
       } catch (const Error &e) {
         fail(src, ": ", k.where, " ", op.name, " (", op.path, "): ", e.what());
       }
@@ -239,21 +275,31 @@ std::vector<Tensor> Interpreter::runKernel(size_t stepIndex, const std::vector<T
     }
     case BodyOpKind::ExtractSlice:
     case BodyOpKind::InsertSlice: {
-      // The batch dim is sliced whole (checked by the parser): take it local.
+      // Sizes follow the piece: the batch dim is sliced whole and ragged
+      // dims from 0 (both checked by the parser), so only they vary.
       const bool extract = op.kind == BodyOpKind::ExtractSlice;
       const int fullSlot = c.operandSlots[extract ? 0 : 1];
-      std::vector<int64_t> sizes = op.sizes;
-      if (auto b = s.values[k.slotValue[fullSlot]].batchDim)
-        sizes[*b] = env[fullSlot].shape()[*b];
       const int r = c.resultSlots[0];
+      const Shape piece = extract ? shapeOf(r) : env[c.operandSlots[0]].shape();
+      std::vector<int64_t> sizes(op.sizes.size(), 1);
+      for (size_t p = 0; p < op.sliceDims.size(); ++p)
+        sizes[op.sliceDims[p]] = piece[p];
+      const Shape &full = env[fullSlot].shape();
+      for (size_t d = 0; d < sizes.size(); ++d)
+        if (sizes[d] > 0 && op.offsets[d] + (sizes[d] - 1) * op.strides[d] >= full[d])
+          fail(src, ": ", k.where, " ", op.name, " (", op.path, "): slice dim ", d, " (offset ",
+               op.offsets[d], ", size ", sizes[d], ") runs past ", full[d],
+               ragged ? " (this sample's extent)" : "");
       if (extract) {
-        env[r] = extractSlice(env[fullSlot], op.offsets, sizes, op.strides).reshaped(localShape(r));
+        env[r] = extractSlice(env[fullSlot], op.offsets, sizes, op.strides).reshaped(shapeOf(r));
       } else {
         Tensor dest = env[fullSlot];
         if (c.operandSlots[0] != fullSlot &&
-            std::find(c.releaseAfter.begin(), c.releaseAfter.end(), fullSlot) != c.releaseAfter.end())
+            std::find(live.releaseAfter.begin(), live.releaseAfter.end(), fullSlot) !=
+                live.releaseAfter.end())
           env[fullSlot] = Tensor(); // last use: update in place
-        env[r] = insertSlice(env[c.operandSlots[0]], std::move(dest), op.offsets, sizes, op.strides);
+        env[r] =
+            insertSlice(env[c.operandSlots[0]], std::move(dest), op.offsets, sizes, op.strides);
       }
       break;
     }
@@ -263,7 +309,7 @@ std::vector<Tensor> Interpreter::runKernel(size_t stepIndex, const std::vector<T
       for (size_t o = ni; o < c.operandSlots.size(); ++o) {
         const int slot = c.operandSlots[o];
         Tensor t;
-        if (c.mayStealInit[o - ni])
+        if (live.mayStealInit[o - ni])
           t = std::move(env[slot]);
         else
           t = env[slot];
@@ -277,27 +323,178 @@ std::vector<Tensor> Interpreter::runKernel(size_t stepIndex, const std::vector<T
       for (Tensor &t : outs)
         ptrs.push_back(&t);
       ExecMode mode = runStructuredOp(*c.plan, ptrs, capture);
-      counts_[static_cast<int>(mode)].fetch_add(1, std::memory_order_relaxed);
+      counts[static_cast<int>(mode)].fetch_add(1, std::memory_order_relaxed);
       for (size_t o = 0; o < outs.size(); ++o)
         env[c.resultSlots[o]] = std::move(outs[o]);
       break;
     }
     }
-    for (int slot : c.releaseAfter)
+    for (int slot : live.releaseAfter)
       env[slot] = Tensor();
   }
+}
+
+} // namespace
+
+std::vector<Tensor> Interpreter::runKernel(size_t stepIndex, const std::vector<Tensor> &operands,
+                                           const ShardContext &shard) const {
+  if (stepIndex >= kernels_.size() || !kernels_[stepIndex])
+    fail("internal: step ", stepIndex, " is not a kernel");
+  const CompiledKernel &k = *kernels_[stepIndex];
+  const Schedule &s = schedule_;
+  const std::string &src = s.source;
+  if (operands.size() != k.argSlots.size())
+    fail(src, ": ", k.where, ": ", operands.size(), " operands, expected ", k.argSlots.size());
+
+  const RunShapes shapes{s, shard.localBatch};
+  std::vector<Tensor> env(k.slotValue.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const int slot = k.argSlots[i];
+    const ValueSpec &v = s.values[k.slotValue[slot]];
+    const Shape expect = shapes(k.slotValue[slot]);
+    if (!operands[i].defined() || operands[i].shape() != expect ||
+        operands[i].storage() != storageOf(v.dtype))
+      fail(src, ": ", k.where, ": operand ", i, " is ",
+           operands[i].defined() ? shapeToString(operands[i].shape()) + " " +
+                                       dtypeName(operands[i].dtype())
+                                 : std::string("missing"),
+           ", expected ", shapeToString(expect), " ", dtypeName(v.dtype));
+    env[slot] = operands[i];
+  }
+  runOps(s, k, env, shapes, shard, /*ragged=*/false, /*skipInvariant=*/false, counts_);
 
   std::vector<Tensor> results;
   for (size_t i = 0; i < k.yieldSlots.size(); ++i) {
     const int slot = k.yieldSlots[i];
     Tensor t = env[slot];
     const int rid = k.step->results[i];
-    if (t.shape() != s.localShape(rid, shard.localBatch))
+    if (t.shape() != shapes(rid))
       fail(src, ": ", k.where, ": result ", i, " has shape ", shapeToString(t.shape()),
-           ", expected ", shapeToString(s.localShape(rid, shard.localBatch)));
+           ", expected ", shapeToString(shapes(rid)));
     results.push_back(t.withDType(s.values[rid].dtype));
   }
   return results;
+}
+
+KernelValues Interpreter::runRaggedKernel(size_t stepIndex, const KernelValues &operands,
+                                          const ShardContext &shard,
+                                          const std::vector<int64_t> &lengths) const {
+  if (stepIndex >= kernels_.size() || !kernels_[stepIndex] || kernels_[stepIndex]->step->mask < 0)
+    fail("internal: step ", stepIndex, " is not a ragged kernel");
+  const CompiledKernel &k = *kernels_[stepIndex];
+  const Step &st = *k.step;
+  const Schedule &s = schedule_;
+  const std::string &src = s.source;
+  const int64_t n = shard.localBatch;
+  const size_t numOps = st.operands.size(), numResults = st.results.size();
+  if (static_cast<int64_t>(lengths.size()) != n || operands.dense.size() != numOps ||
+      operands.ragged.size() != numOps)
+    fail("internal: ", k.where, ": ", lengths.size(), " lengths, ", operands.dense.size(),
+         " operands for ", n, " samples and ", numOps, " operands");
+  for (size_t i = 0; i < numOps; ++i) {
+    const int id = st.operands[i];
+    const ValueSpec &v = s.values[id];
+    bool ok;
+    if (v.ragged) {
+      const RaggedTensor &r = operands.ragged[i];
+      ok = r.defined() && r.numSamples() == n && storageOf(r.dtype()) == storageOf(v.dtype);
+      for (int64_t b = 0; ok && b < n; ++b)
+        ok = r.sampleShapes()[b] == s.sampleShape(id, lengths[b]);
+    } else {
+      const Tensor &t = operands.dense[i];
+      ok = t.defined() && t.shape() == s.localShape(id, n) && t.storage() == storageOf(v.dtype);
+    }
+    if (!ok)
+      fail(src, ": ", k.where, ": operand ", i, " (value ", id, ") does not have the shard's ",
+           v.ragged ? "per-sample shapes" : "shape");
+  }
+
+  KernelValues out;
+  out.dense.resize(numResults);
+  out.ragged.resize(numResults);
+  for (size_t i = 0; i < numResults; ++i) {
+    const int rid = st.results[i];
+    const ValueSpec &v = s.values[rid];
+    if (v.ragged) {
+      std::vector<Shape> shapes;
+      for (int64_t b = 0; b < n; ++b)
+        shapes.push_back(s.sampleShape(rid, lengths[b]));
+      out.ragged[i] = RaggedTensor::uninitialized(v.dtype, std::move(shapes));
+    } else if (v.batchDim) {
+      out.dense[i] = Tensor::uninitialized(v.dtype, s.localShape(rid, n));
+    }
+  }
+
+  std::vector<Tensor> env(k.slotValue.size());
+  std::vector<Tensor> ys(numResults);
+  for (int64_t b = 0; b < n; ++b) {
+    const RunShapes shapes{s, 1, lengths[b]};
+    for (size_t i = 0; i < numOps; ++i) {
+      const int slot = k.argSlots[i];
+      const int arg = st.body.args[i];
+      const ValueSpec &v = s.values[st.operands[i]];
+      if (v.ragged)
+        env[slot] = operands.ragged[i].sample(b);
+      else if (v.partial && b > 0) // counted once in the sum over samples
+        env[slot] = Tensor::zeros(v.dtype, shapes(arg));
+      else if (v.batchDim || s.values[arg].ragged) // the sample's block, or a leading block
+        env[slot] = blockOf(operands.dense[i], sampleOffsets(s, v, b), shapes(arg));
+      else
+        env[slot] = operands.dense[i];
+    }
+    runOps(s, k, env, shapes, {1, shard.sampleBegin + b}, /*ragged=*/true,
+           /*skipInvariant=*/b > 0, counts_);
+
+    // Take the yields out of env first, so sums can reuse their buffers.
+    for (size_t i = 0; i < numResults; ++i)
+      ys[i] = env[k.yieldSlots[i]];
+    for (size_t i = 0; i < numResults; ++i)
+      if (!k.slotInvariant[k.yieldSlots[i]])
+        env[k.yieldSlots[i]] = Tensor();
+    for (size_t i = 0; i < numResults; ++i) {
+      const int rid = st.results[i];
+      const ValueSpec &v = s.values[rid];
+      Tensor &t = ys[i];
+      const Shape expect = shapes(st.body.yields[i]);
+      if (t.shape() != expect)
+        fail(src, ": ", k.where, ": result ", i, " of sample ", shard.sampleBegin + b,
+             " has shape ", shapeToString(t.shape()), ", expected ", shapeToString(expect));
+      if (v.ragged) {
+        out.ragged[i].setSample(b, t);
+      } else if (v.batchDim) {
+        Tensor &d = out.dense[i];
+        const size_t bytes = storageBytes(d.storage());
+        copyBox(static_cast<uint8_t *>(const_cast<void *>(t.rawData())),
+                static_cast<uint8_t *>(d.rawData()), d.shape(), bytes, sampleOffsets(s, v, b),
+                t.shape(), /*intoBox=*/false);
+      } else if (k.yieldSummed[i]) {
+        // Partial sums in sample order, zero-extended along ragged dims.
+        if (b == 0 && t.shape() == v.shape)
+          out.dense[i] = t.isUnique() ? std::move(t) : t.clone();
+        else {
+          if (b == 0)
+            out.dense[i] = Tensor::zeros(v.dtype, v.shape);
+          addIntoBlock(out.dense[i], t);
+        }
+      } else if (b == 0) {
+        out.dense[i] = t;
+      }
+      t = Tensor();
+    }
+  }
+
+  for (size_t i = 0; i < numResults; ++i) {
+    const ValueSpec &v = s.values[st.results[i]];
+    if (v.ragged) {
+      out.ragged[i] = out.ragged[i].withDType(v.dtype);
+      continue;
+    }
+    Tensor &t = out.dense[i];
+    if (k.yieldSummed[i] && (v.dtype == DType::F16 || v.dtype == DType::BF16))
+      roundBuffer(v.dtype, t.data<float>(), t.data<float>(), static_cast<size_t>(t.numel()));
+    t = t.withDType(v.dtype);
+  }
+  return out;
 }
 
 } // namespace wsc::rt

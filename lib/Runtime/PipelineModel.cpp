@@ -89,6 +89,8 @@ PipelineModel::PipelineModel(const Schedule &s, bool trace) : schedule_(s), trac
       source[st.results[0]].latency += static_cast<double>(st.hops) / t.clockHz;
       break;
     case StepKind::LayoutConvert:
+    case StepKind::StripPadding: // packing happens as a sample enters the
+    case StepKind::RestorePadding: // consuming region: no stage of its own
       source[st.results[0]] = source[st.operands[0]];
       break;
     case StepKind::WeightRead:
@@ -131,8 +133,17 @@ void PipelineModel::reset() {
   events_.clear();
 }
 
-StepTiming PipelineModel::simulateStep() {
-  return simulateStep(std::vector<double>(static_cast<size_t>(schedule_.globalBatch), 1.0));
+StepTiming PipelineModel::simulateStep(const std::vector<double> &work) {
+  const size_t B = static_cast<size_t>(schedule_.globalBatch);
+  if (work.size() != B)
+    fail("pipeline model: ", work.size(), " work fractions for a batch of ", B, " samples");
+  for (size_t i = 0; i < B; ++i)
+    if (!std::isfinite(work[i]) || work[i] < 0)
+      fail("pipeline model: work of sample ", i, " is ", work[i],
+           " (must be finite and not negative)");
+  StepWork w;
+  w.stageFactor.assign(stages_.size(), work);
+  return simulateStep(w);
 }
 
 namespace {
@@ -156,15 +167,15 @@ int64_t maxHeld(const std::vector<double> &from, const std::vector<double> &to) 
 
 } // namespace
 
-StepTiming PipelineModel::simulateStep(const std::vector<double> &work) {
+StepTiming PipelineModel::simulateStep(const StepWork &w) {
   const Schedule &s = schedule_;
   const size_t B = static_cast<size_t>(s.globalBatch);
-  if (work.size() != B)
-    fail("pipeline model: ", work.size(), " work fractions for a batch of ", B, " samples");
-  for (size_t i = 0; i < B; ++i)
-    if (!std::isfinite(work[i]) || work[i] < 0)
-      fail("pipeline model: work of sample ", i, " is ", work[i],
-           " (must be finite and not negative)");
+  checkStepWork(w, 1, s.steps.size(), stages_.size(), B);
+  if (!w.kernelFactor.empty())
+    fail("pipeline model: kernel factors are for the weight-streaming model");
+  auto work = [&](size_t k, size_t smp) {
+    return w.stageFactor.empty() ? 1.0 : w.stageFactor[k][smp];
+  };
   const int stepNo = stepsDone_;
   const double stepStart = lastEnd_;
   const size_t S = stages_.size();
@@ -181,7 +192,7 @@ StepTiming PipelineModel::simulateStep(const std::vector<double> &work) {
       for (const auto &[producer, latency] : st.producers)
         begin = std::max(begin, end_[producer][smp] + latency);
       start_[k][smp] = begin;
-      end_[k][smp] = begin + st.secondsPerSample * work[smp];
+      end_[k][smp] = begin + st.secondsPerSample * work(k, smp);
       stageFree_[k] = end_[k][smp];
     }
   }
@@ -215,7 +226,7 @@ StepTiming PipelineModel::simulateStep(const std::vector<double> &work) {
     t.scheduleStep = st.step;
     t.secondsPerSample = st.secondsPerSample;
     for (size_t smp = 0; smp < B; ++smp) {
-      const double dur = st.secondsPerSample * work[smp];
+      const double dur = st.secondsPerSample * work(k, smp);
       t.busyS += dur;
       p.intervalS = std::max(p.intervalS, dur);
     }
@@ -253,6 +264,14 @@ StepTiming PipelineModel::simulateStep(const std::vector<double> &work) {
   r.stallS = p.bubbleS;
   r.peakSramPerPeBytes = peakSram_;
   r.pipeline = std::move(p);
+  if (s.vts) {
+    r.vts.emplace();
+    r.vts->ragged = w.ragged;
+    r.vts->computeS = r.computeS;
+    for (const Stage &st : stages_) // the bottleneck at full work
+      r.vts->denseComputeS =
+          std::max(r.vts->denseComputeS, st.secondsPerSample * static_cast<double>(B));
+  }
 
   if (trace_) {
     for (size_t k = 0; k < S; ++k)

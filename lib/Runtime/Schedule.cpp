@@ -11,7 +11,9 @@
 
 #include "JsonReader.h"
 #include "LoopBounds.h"
+#include "SampleDependence.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +37,21 @@ Shape Schedule::localShape(int id, int64_t localBatch) const {
   Shape s = v.shape;
   if (v.batchDim)
     s[*v.batchDim] = s[*v.batchDim] / globalBatch * localBatch;
+  return s;
+}
+
+bool ValueSpec::isRaggedDim(int d) const {
+  return ragged && std::find(ragged->dims.begin(), ragged->dims.end(), d) != ragged->dims.end();
+}
+
+Shape Schedule::sampleShape(int id, int64_t length) const {
+  const ValueSpec &v = values.at(id);
+  Shape s = v.shape;
+  if (v.batchDim)
+    s[*v.batchDim] /= globalBatch;
+  if (v.ragged && vts)
+    for (int d : v.ragged->dims)
+      s[d] = s[d] / vts->masks.at(v.ragged->mask).seq * length;
   return s;
 }
 
@@ -155,14 +172,18 @@ public:
     parseHeader(root);
     parseTarget(root.at("target"));
     parseValues(root.at("values"));
+    parseVts(root.optional("vts"), root.at("values"));
     parseParams(root.at("params"));
     parseInputs(root.at("inputs"));
     JsonReader outputs = root.at("outputs");
     JsonReader steps = root.at("steps");
     steps.requireArray();
-    for (size_t i = 0; i < steps.size(); ++i)
+    for (size_t i = 0; i < steps.size(); ++i) {
+      currentStep_ = static_cast<int>(i);
       parseStep(steps[i]);
+    }
     parseOutputs(outputs);
+    checkMaskDefinitions();
     checkParamSteps();
     if (s_.isLayerPipelined())
       checkLayerPipelined(steps);
@@ -277,6 +298,7 @@ private:
     vals.requireArray();
     s_.values.resize(vals.size());
     scope_.assign(vals.size(), kUndefined);
+    defStep_.assign(vals.size(), kUndefined);
     for (size_t i = 0; i < vals.size(); ++i) {
       JsonReader v = vals[i];
       v.requireObject();
@@ -296,6 +318,8 @@ private:
                     ", not a multiple of global_batch ", s_.globalBatch);
         spec.batchDim = static_cast<int>(d);
       }
+      if (auto rg = v.optional("ragged"))
+        spec.ragged = parseRagged(*rg, spec.shape.size());
       if (auto sram = v.optional("sram_bytes_per_pe"))
         spec.sramBytesPerPe = nonNegative(*sram);
       if (auto layout = v.optional("layout"))
@@ -320,6 +344,181 @@ private:
         text += " on " + std::to_string(px->asIntIn(1, int64_t(1) << 40)) + "x" +
                 std::to_string(py->asIntIn(1, int64_t(1) << 40)) + " PEs";
     return text;
+  }
+
+  //===-- variable tensor shape ---------------------------------------------===//
+
+  /// A value's "ragged" object; groups and extents are checked by parseVts.
+  RaggedSpec parseRagged(const JsonReader &j, size_t rank) {
+    j.requireObject();
+    RaggedSpec r;
+    r.mask = static_cast<int>(j.at("mask").asIntIn(0, 1 << 20));
+    JsonReader dims = j.at("dims");
+    dims.requireArray();
+    if (dims.size() == 0)
+      dims.error("a ragged value needs at least one ragged dim");
+    for (size_t k = 0; k < dims.size(); ++k) {
+      const int64_t d = dims[k].asInt();
+      if (d < 0 || d >= static_cast<int64_t>(rank))
+        dims[k].error("ragged dim ", d, " out of range for a rank-", rank, " value");
+      if (std::find(r.dims.begin(), r.dims.end(), d) != r.dims.end())
+        dims[k].error("ragged dim ", d, " is listed twice");
+      r.dims.push_back(static_cast<int>(d));
+    }
+    std::sort(r.dims.begin(), r.dims.end());
+    return r;
+  }
+
+  /// Extent of dim `d` for one sample: the batch dim holds shape / B.
+  int64_t perSample(const ValueSpec &v, int d) const {
+    return v.batchDim && *v.batchDim == d ? v.shape[d] / s_.globalBatch : v.shape[d];
+  }
+  int64_t seqOf(int group) const { return s_.vts->masks[group].seq; }
+
+  /// A mask group reference (kernel "ragged", strip/restore "mask").
+  int maskGroup(const JsonReader &j) {
+    const int64_t g = j.asInt();
+    if (!s_.vts)
+      j.error("unknown mask group ", g, " (the schedule has no 'vts' section)");
+    const int64_t n = static_cast<int64_t>(s_.vts->masks.size());
+    if (g < 0 || g >= n)
+      j.error("unknown mask group ", g, " (the schedule has ", n, ")");
+    return static_cast<int>(g);
+  }
+
+  void parseVts(const std::optional<JsonReader> &vts, const JsonReader &vals) {
+    if (vts) {
+      vts->requireObject();
+      VtsSpec spec;
+      JsonReader threshold = vts->at("threshold");
+      spec.threshold = threshold.asNumber();
+      if (!(spec.threshold > 0 && spec.threshold <= 1))
+        threshold.error("threshold must lie in (0, 1], got ", spec.threshold);
+      JsonReader masks = vts->at("masks");
+      masks.requireArray();
+      if (masks.size() == 0)
+        masks.error("a vts section needs at least one mask group");
+      for (size_t g = 0; g < masks.size(); ++g) {
+        masks[g].requireObject();
+        JsonReader value = masks[g].at("value");
+        MaskGroup m;
+        m.value = valueId(value);
+        m.seq = masks[g].at("seq").asIntIn(1, int64_t(1) << 40);
+        const ValueSpec &v = s_.values[m.value];
+        if (v.shape != Shape{s_.globalBatch, m.seq} || v.batchDim != 0)
+          value.error("mask value ", m.value, " is ", shapeToString(v.shape), " with ",
+                      v.batchDim ? "batch_dim " + std::to_string(*v.batchDim)
+                                 : std::string("no batch_dim"),
+                      "; a mask is [global_batch, seq] = ",
+                      shapeToString({s_.globalBatch, m.seq}), " with batch_dim 0");
+        if (v.ragged)
+          value.error("mask value ", m.value, " cannot be ragged");
+        spec.masks.push_back(m);
+      }
+      s_.vts = std::move(spec);
+      vtsJson_ = *vts;
+    }
+    for (size_t i = 0; i < s_.values.size(); ++i) {
+      const ValueSpec &v = s_.values[i];
+      if (!v.ragged)
+        continue;
+      JsonReader rg = vals[i].at("ragged");
+      maskGroup(rg.at("mask"));
+      const int64_t seq = seqOf(v.ragged->mask);
+      for (size_t k = 0; k < v.ragged->dims.size(); ++k) {
+        const int d = v.ragged->dims[k];
+        if (perSample(v, d) % seq != 0)
+          rg.at("dims").error("ragged dim ", d, " of value ", i, " has ", perSample(v, d),
+                              " elements per sample, not a multiple of mask group ",
+                              v.ragged->mask, "'s seq ", seq);
+      }
+    }
+  }
+
+  static std::string raggedText(const ValueSpec &v) {
+    if (!v.ragged)
+      return "dense";
+    std::string dims;
+    for (int d : v.ragged->dims)
+      dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    return "ragged dims [" + dims + "] in mask group " + std::to_string(v.ragged->mask);
+  }
+
+  /// Where ragged values may be defined: at top level only with a batch
+  /// dim, in a kernel body only if the kernel runs ragged in their group.
+  void checkRaggedDefinition(int id, int scope, const JsonReader &where) {
+    const ValueSpec &v = s_.values[id];
+    if (!v.ragged)
+      return;
+    if (scope == kTopScope) {
+      if (!v.batchDim)
+        where.error("value ", id, " is ragged but has no batch_dim (only kernel body values may)");
+      return;
+    }
+    if (kernelMask_ < 0)
+      where.error("value ", id, " is ragged but its kernel has no 'ragged' mask group");
+    if (v.ragged->mask != kernelMask_)
+      where.error("value ", id, " is ragged in mask group ", v.ragged->mask,
+                  " but its kernel runs ragged in group ", kernelMask_);
+  }
+
+  /// Every mask is known before the first VTS step decides ragged or dense.
+  void checkMaskDefinitions() {
+    if (!s_.vts)
+      return;
+    for (size_t g = 0; g < s_.vts->masks.size(); ++g) {
+      const int id = s_.vts->masks[g].value;
+      JsonReader where = vtsJson_->at("masks")[g].at("value");
+      if (scope_[id] != kTopScope)
+        where.error("mask value ", id, " is not defined by an input or a step");
+      const int first = s_.vts->firstStep;
+      if (first >= 0 && defStep_[id] >= first)
+        where.error("mask value ", id, " is defined at steps[", defStep_[id],
+                    "], not before steps[", first,
+                    "], the first step using variable tensor shapes");
+    }
+  }
+
+  void noteVtsStep() {
+    if (s_.vts && s_.vts->firstStep < 0)
+      s_.vts->firstStep = currentStep_;
+  }
+
+  /// strip_padding packs a dense batch value into a ragged one in group
+  /// `mask`; restore_padding unpacks it.
+  void parsePadding(const JsonReader &j, Step &st, bool strip) {
+    st.kind = strip ? StepKind::StripPadding : StepKind::RestorePadding;
+    const char *name = strip ? "strip_padding" : "restore_padding";
+    JsonReader operand = j.at("operand"), result = j.at("result");
+    const int o = valueId(operand), r = valueId(result);
+    st.operands = {o};
+    st.results = {r};
+    st.mask = maskGroup(j.at("mask"));
+    st.cycles = nonNegative(j.at("cycles"));
+    use(o, kTopScope, kUndefined, operand);
+    const ValueSpec &ov = s_.values[o], &rv = s_.values[r];
+    if (!ov.batchDim)
+      operand.error(name, " needs a batch value; value ", o, " has no batch_dim");
+    sameSpec(o, r, result, strip ? "strip_padding changes no shape or dtype"
+                                  : "restore_padding changes no shape or dtype",
+             /*ragged=*/false);
+    if (strip) {
+      if (ov.ragged)
+        operand.error("value ", o, " is already ragged (", raggedText(ov),
+                      "); strip_padding takes a dense (padded) value");
+      if (!rv.ragged || rv.ragged->mask != st.mask)
+        result.error("value ", r, " must be ragged in mask group ", st.mask, ", is ",
+                     raggedText(rv));
+    } else {
+      if (!ov.ragged)
+        operand.error("value ", o, " is not ragged; restore_padding takes a ragged value");
+      if (ov.ragged->mask != st.mask)
+        operand.error("value ", o, " is ", raggedText(ov), ", not in mask group ", st.mask);
+      if (rv.ragged)
+        result.error("value ", r, " is ragged; restore_padding produces the dense value");
+    }
+    define(r, kTopScope, result);
+    noteVtsStep();
   }
 
   OptimizerSpec parseOptimizer(const JsonReader &o) {
@@ -400,6 +599,9 @@ private:
     if (scope_[id] != kUndefined)
       where.error("value ", id, " is defined twice (values are SSA)");
     scope_[id] = scope;
+    if (scope == kTopScope)
+      defStep_[id] = currentStep_;
+    checkRaggedDefinition(id, scope, where);
   }
 
   /// Checks `id` is defined in `scope` (or, for region uses, in the
@@ -464,6 +666,9 @@ private:
         sh.error("an input's dim 0 is the batch and must equal global_batch ", s_.globalBatch);
       if (!v.batchDim || *v.batchDim != 0)
         value.error("value ", spec.value, " of input '", spec.name, "' must have batch_dim 0");
+      if (v.ragged)
+        value.error("value ", spec.value, " of input '", spec.name,
+                    "' is ragged; inputs are padded (strip_padding makes them ragged)");
       if (auto nc = in.optional("num_classes")) {
         if (storageOf(spec.dtype) != Storage::I64)
           nc->error("num_classes needs integer labels, not ", dtypeName(spec.dtype));
@@ -489,6 +694,8 @@ private:
       if (scope_[spec.value] != kTopScope)
         value.error("output value ", spec.value, " is not produced by any step");
       const ValueSpec &v = s_.values[spec.value];
+      if (v.ragged)
+        value.error("output value ", spec.value, " is ragged; restore_padding it first");
       if (s_.isTraining()) {
         if (spec.role != OutputRole::Loss)
           role.error("a training schedule has exactly one output, the loss");
@@ -540,12 +747,16 @@ private:
     return s;
   }
 
-  void sameSpec(int a, int b, const JsonReader &where, const char *what) {
+  /// Shape, dtype, batch dim and (if `ragged`) ragged dims agree.
+  void sameSpec(int a, int b, const JsonReader &where, const char *what, bool ragged = true) {
     const ValueSpec &x = s_.values[a], &y = s_.values[b];
     if (x.shape != y.shape || x.dtype != y.dtype || x.batchDim != y.batchDim)
       where.error(what, ": value ", a, " (", shapeToString(x.shape), " ", dtypeName(x.dtype),
                   ") does not match value ", b, " (", shapeToString(y.shape), " ",
                   dtypeName(y.dtype), ")", x.batchDim != y.batchDim ? " (batch_dim differs)" : "");
+    if (ragged && x.ragged != y.ragged)
+      where.error(what, ": value ", a, " is ", raggedText(x), " but value ", b, " is ",
+                  raggedText(y));
   }
 
   /// The result of a weight_stream or weight_read: `expect`, float (f32 if
@@ -607,6 +818,7 @@ private:
       gradientOperand(j, st, p.shape, "parameter '" + p.name + "'");
     } else if (op == "route") {
       parseRoute(j, st);
+      s_.values[st.results[0]].partial = s_.values[st.operands[0]].partial;
     } else if (op == "weight_stream") {
       st.kind = StepKind::WeightStream;
       st.param = paramRef(j.at("param"));
@@ -637,14 +849,19 @@ private:
       use(o, kTopScope, kUndefined, operand);
       sameSpec(o, r, result, "layout_convert changes no shape or dtype");
       define(r, kTopScope, result);
+      s_.values[r].partial = s_.values[o].partial;
     } else if (op == "kernel") {
       parseKernel(j, st);
+    } else if (op == "strip_padding" || op == "restore_padding") {
+      parsePadding(j, st, op == "strip_padding");
     } else if (lp) {
       opj.error("unknown step op '", op,
-                "' (expected weight_read, kernel, route, layout_convert or weight_update)");
+                "' (expected weight_read, kernel, route, layout_convert, weight_update, "
+                "strip_padding or restore_padding)");
     } else {
       opj.error("unknown step op '", op,
-                "' (expected weight_stream, kernel, layout_convert or gradient_stream)");
+                "' (expected weight_stream, kernel, layout_convert, gradient_stream, "
+                "strip_padding or restore_padding)");
     }
     s_.steps.push_back(std::move(st));
   }
@@ -668,6 +885,11 @@ private:
     st.results = valueIds(results);
     for (size_t i = 0; i < st.operands.size(); ++i)
       use(st.operands[i], kTopScope, kUndefined, operands[i]);
+    if (auto ragged = j.optional("ragged")) {
+      st.mask = maskGroup(*ragged);
+      noteVtsStep();
+    }
+    checkKernelOperands(st, operands);
     JsonReader cost = j.at("cost");
     cost.requireObject();
     st.cost.flops = nonNegative(cost.at("flops"));
@@ -677,12 +899,16 @@ private:
     JsonReader body = j.at("body");
     body.requireObject();
     const int scope = ++nextScope_;
+    kernelMask_ = st.mask;
     JsonReader args = body.at("args");
     st.body.args = valueIds(args);
     if (st.body.args.size() != st.operands.size())
       args.error(st.body.args.size(), " body arguments for ", st.operands.size(), " operands");
+    // A non-batch operand's body argument may be ragged: each sample reads
+    // its leading block.
     for (size_t i = 0; i < st.body.args.size(); ++i) {
-      sameSpec(st.body.args[i], st.operands[i], args[i], "body argument vs operand");
+      sameSpec(st.body.args[i], st.operands[i], args[i], "body argument vs operand",
+               s_.values[st.operands[i]].batchDim.has_value());
       define(st.body.args[i], scope, args[i]);
     }
     JsonReader ops = body.at("ops");
@@ -693,15 +919,69 @@ private:
     st.body.yields = valueIds(yields);
     if (st.body.yields.size() != st.results.size())
       yields.error(st.body.yields.size(), " yields for ", st.results.size(), " results");
+    // A non-batch yield may be ragged: it is summed, zero-extended, over
+    // the samples.
     for (size_t i = 0; i < st.body.yields.size(); ++i) {
       use(st.body.yields[i], scope, kUndefined, yields[i]);
-      sameSpec(st.body.yields[i], st.results[i], yields[i], "yield vs kernel result");
+      sameSpec(st.body.yields[i], st.results[i], yields[i], "yield vs kernel result",
+               s_.values[st.results[i]].batchDim.has_value());
     }
+    kernelMask_ = -1;
     for (size_t i = 0; i < st.results.size(); ++i)
       define(st.results[i], kTopScope, results[i]);
+    markPartials(st);
+    if (st.mask >= 0)
+      checkRaggedResults(st, st.name, yields);
     if (s_.isLayerPipelined()) {
       st.region = parsePeRect(j.at("region"));
       st.lp = parseLpModel(j.at("lp"));
+    }
+  }
+
+  /// Ragged values reach only ragged kernels of their group.
+  void checkKernelOperands(const Step &st, const JsonReader &operands) {
+    for (size_t i = 0; i < st.operands.size(); ++i) {
+      const int id = st.operands[i];
+      const ValueSpec &v = s_.values[id];
+      if (v.ragged && st.mask < 0)
+        operands[i].error("value ", id, " is ", raggedText(v), " but kernel '", st.name,
+                          "' does not run ragged (restore_padding it first)");
+      if (v.ragged && v.ragged->mask != st.mask)
+        operands[i].error("value ", id, " is ", raggedText(v), " but kernel '", st.name,
+                          "' runs ragged in mask group ", st.mask);
+      // A dense batch operand (a [batch, hidden] vector, a fixed-size
+      // prefix) is sliced per sample like any shard; whether its dims are
+      // per-token is the compiler's call (RaggedDims), not guessable here.
+    }
+  }
+
+  void markPartials(const Step &st) {
+    const SampleDependence dep = analyzeSampleDependence(s_.values, st);
+    for (size_t i = 0; i < st.results.size(); ++i) {
+      ValueSpec &r = s_.values[st.results[i]];
+      r.partial = !r.batchDim && dep.onBatch.count(st.body.yields[i]);
+    }
+  }
+
+  /// A ragged kernel's non-batch result is a sum over its samples (it
+  /// depends on batch operands) or the same for every sample.
+  void checkRaggedResults(const Step &st, const std::string &name, const JsonReader &yields) {
+    const SampleDependence dep = analyzeSampleDependence(s_.values, st);
+    for (size_t i = 0; i < st.results.size(); ++i) {
+      const ValueSpec &r = s_.values[st.results[i]];
+      const int y = st.body.yields[i];
+      if (r.batchDim)
+        continue;
+      if (dep.onBatch.count(y)) {
+        if (storageOf(r.dtype) == Storage::U8)
+          yields[i].error("non-batch i1 result ", i, " of ragged kernel '", name,
+                          "' depends on the batch, so it would be summed over samples");
+        continue;
+      }
+      if (dep.onLength.count(y))
+        yields[i].error("non-batch result ", i, " of ragged kernel '", name,
+                        "' does not depend on the batch, yet varies with the samples' "
+                        "lengths (it is ragged or computed from ragged values)");
     }
   }
 
@@ -908,6 +1188,25 @@ private:
     if (kept.size() != piece.shape.size())
       j.error("slice sizes ", shapeToString(op.sizes), " do not match ",
               shapeToString(piece.shape));
+    op.sliceDims = kept;
+    if (!extract && res.ragged != full.ragged)
+      j.error("insert_slice result is ", raggedText(res), " but its destination is ",
+              raggedText(full));
+    // Along a ragged dim only the valid prefix exists: slices start at 0.
+    for (size_t d = 0; d < rank; ++d) {
+      auto at = std::find(kept.begin(), kept.end(), static_cast<int>(d));
+      const int p = at == kept.end() ? -1 : static_cast<int>(at - kept.begin());
+      const bool pieceRagged = p >= 0 && piece.isRaggedDim(p);
+      const bool fullRagged = full.isRaggedDim(static_cast<int>(d));
+      if (!pieceRagged && !fullRagged)
+        continue;
+      if (op.offsets[d] != 0 || op.strides[d] != 1)
+        j.at("offsets")[d].error("slice dim ", d, " is ragged but starts at ", op.offsets[d],
+                                 " with stride ", op.strides[d],
+                                 " (only a prefix of a ragged dim is valid: offset 0, stride 1)");
+      if (pieceRagged && fullRagged && perSample(piece, p) != perSample(full, static_cast<int>(d)))
+        j.at("sizes")[d].error("slice dim ", d, " takes part of a ragged dim as a ragged dim");
+    }
     if (full.batchDim) {
       const int b = *full.batchDim;
       if (op.offsets[b] != 0 || op.strides[b] != 1 || op.sizes[b] != full.shape[b])
@@ -948,6 +1247,8 @@ private:
       if (numElements(big) != 1)
         j.error("reshape between ", shapeToString(in.shape), " and ", shapeToString(out.shape),
                 " changes the element count");
+      if (in.ragged || out.ragged)
+        j.error("a reshape to or from rank 0 cannot be ragged");
       return;
     }
     if (next != static_cast<int>(big.size()) || op.reassociation.size() != small.size())
@@ -960,6 +1261,45 @@ private:
       if (prod != small[g])
         j.error("reassociation group ", g, " multiplies to ", prod, " but the ",
                 collapse ? "result" : "operand", " dim is ", small[g]);
+    }
+    if (kernelMask_ >= 0 && (in.ragged || out.ragged)) // else define() rejects them
+      checkRaggedReshape(j, op, collapse ? in : out, collapse ? out : in);
+  }
+
+  /// A reshape of per-sample tensors: in each group the ragged dims match
+  /// (one on each side or none), the ragged dim is the outermost non-unit
+  /// dim of its group (its sequence index stays outermost) and the
+  /// per-sample sizes agree.
+  void checkRaggedReshape(const JsonReader &j, const BodyOp &op, const ValueSpec &big,
+                          const ValueSpec &small) {
+    const int64_t seq = seqOf(kernelMask_);
+    for (size_t g = 0; g < op.reassociation.size(); ++g) {
+      int ragged = 0;
+      bool outermost = true;
+      int64_t factor = 1;
+      for (int d : op.reassociation[g]) {
+        if (big.isRaggedDim(d)) {
+          ++ragged;
+          factor *= perSample(big, d) / seq;
+        } else {
+          factor *= perSample(big, d);
+          outermost &= ragged > 0 || perSample(big, d) == 1;
+        }
+      }
+      const bool smallRagged = small.isRaggedDim(static_cast<int>(g));
+      if (ragged > 1 || smallRagged != (ragged == 1))
+        j[g].error("reassociation group ", g, " maps ", ragged,
+                                       " ragged dim(s) to a ", smallRagged ? "ragged" : "dense",
+                                       " dim (", raggedText(big), " vs ", raggedText(small), ")");
+      if (ragged == 1 && !outermost)
+        j[g].error("reassociation group ", g,
+                                       " has a non-unit dim outside its ragged dim (the "
+                                       "sequence index must stay the outermost factor)");
+      const int64_t smallFactor = perSample(small, static_cast<int>(g)) / (smallRagged ? seq : 1);
+      if (factor != smallFactor)
+        j[g].error("reassociation group ", g, " has ", factor,
+                                       " elements per sample", ragged ? " and token" : "",
+                                       " on one side but ", smallFactor, " on the other");
     }
   }
 
@@ -1036,12 +1376,53 @@ private:
         j.at("results")[o].error("result value ", op.results[o], " (", shapeToString(rv.shape),
                                  " ", dtypeName(rv.dtype), ") differs from its init operand ",
                                  out, " (", shapeToString(ov.shape), " ", dtypeName(ov.dtype), ")");
+      if (ov.ragged != rv.ragged)
+        j.at("results")[o].error("result value ", op.results[o], " is ", raggedText(rv),
+                                 " but its init operand ", out, " is ", raggedText(ov));
     }
+    if (kernelMask_ >= 0)
+      checkRaggedLoops(j, op, numLoops);
     std::vector<Shape> shapes;
     for (int id : op.operands)
       shapes.push_back(s_.values[id].shape);
     inferLoopBounds(op.maps, numLoops, shapes, s_.source + ": " + j.path());
     parseRegion(j.at("region"), op, scope, numLoops);
+  }
+
+  /// In a ragged kernel, the dims a loop indexes have one per-sample
+  /// extent: all ragged with one factor (E / seq) or all dense and equal.
+  void checkRaggedLoops(const JsonReader &j, const BodyOp &op, int numLoops) {
+    struct Seen {
+      bool ragged = false;
+      int64_t factor = -1;
+      size_t operand = 0, dim = 0;
+    };
+    std::vector<Seen> seen(numLoops);
+    const int64_t seq = seqOf(kernelMask_);
+    for (size_t m = 0; m < op.maps.size(); ++m) {
+      const ValueSpec &v = s_.values[op.operands[m]];
+      for (size_t e = 0; e < op.maps[m].size(); ++e) {
+        if (!op.maps[m][e].isDim())
+          continue;
+        const int d = op.maps[m][e].terms[0].first;
+        const bool ragged = v.isRaggedDim(static_cast<int>(e));
+        const int64_t extent = perSample(v, static_cast<int>(e));
+        const int64_t factor = ragged ? extent / seq : extent;
+        Seen &s = seen[d];
+        if (s.factor < 0) {
+          s = {ragged, factor, m, e};
+          continue;
+        }
+        auto text = [&](bool r, int64_t f) {
+          return r ? std::to_string(f) + " x len" : std::to_string(f);
+        };
+        if (s.ragged != ragged || s.factor != factor)
+          j.at("maps")[m][e].error("loop d", d, " has per-sample extent ", text(s.ragged, s.factor),
+                                   " from operand ", s.operand, " dim ", s.dim,
+                                   " but operand ", m, " dim ", e, " (value ", op.operands[m],
+                                   ", ", raggedText(v), ") has ", text(ragged, factor));
+      }
+    }
   }
 
   char classOf(DType t) {
@@ -1250,6 +1631,8 @@ private:
         }
         [[fallthrough]];
       case StepKind::LayoutConvert:
+      case StepKind::StripPadding:
+      case StepKind::RestorePadding:
         origin[st.results[0]] = origin[st.operands[0]];
         break;
       case StepKind::Kernel:
@@ -1294,7 +1677,11 @@ private:
 
   Schedule s_;
   std::vector<int> scope_;
+  std::vector<int> defStep_;  // top-level values: defining step (-1 inputs)
   int nextScope_ = 0;
+  int currentStep_ = -1;      // the step being parsed
+  int kernelMask_ = -1;       // the ragged group of the kernel being parsed
+  std::optional<JsonReader> vtsJson_;
 };
 
 } // namespace

@@ -33,6 +33,7 @@ Session::Session(Schedule schedule)
   for (size_t v = 0; v < V; ++v)
     if (last[v] >= 0)
       releaseAfter_[last[v]].push_back(static_cast<int>(v));
+  initVts();
 }
 
 const ParamStore &Session::parameters() const {
@@ -127,9 +128,14 @@ void Session::run(const std::vector<Tensor> &inputs) {
       sys.setValue(spec.value, shard.withDType(spec.dtype));
     }
   }
+  decided_ = ragged_ = false;
+  for (const InputSpec &spec : schedule_.inputs)
+    noteMasks(spec.value);
   const int N = schedule_.systems;
   for (size_t si = 0; si < schedule_.steps.size(); ++si) {
     const Step &st = schedule_.steps[si];
+    if (schedule_.vts && static_cast<int>(si) == schedule_.vts->firstStep)
+      decideVts();
     switch (st.kind) {
     case StepKind::WeightStream: {
       Tensor w = memoryX_->streamWeights(st.param, st.order, st.dtype);
@@ -141,6 +147,8 @@ void Session::run(const std::vector<Tensor> &inputs) {
     }
     case StepKind::Kernel:
     case StepKind::LayoutConvert:
+    case StepKind::StripPadding:
+    case StepKind::RestorePadding:
     case StepKind::WeightRead:   // layer pipelined: all on the one wafer
     case StepKind::WeightUpdate:
     case StepKind::Route:
@@ -163,10 +171,14 @@ void Session::run(const std::vector<Tensor> &inputs) {
       break;
     }
     }
+    for (int id : st.results)
+      noteMasks(id);
     for (int id : releaseAfter_[si])
       for (WaferSystem &sys : systems_)
         sys.release(id);
   }
+  if (schedule_.vts && !decided_)
+    decideVts(); // no VTS step ran: for the report only
 }
 
 double Session::step(const std::vector<Tensor> &inputs) {
@@ -182,9 +194,9 @@ double Session::step(const std::vector<Tensor> &inputs) {
   } else {
     report_.loss = systems_[0].value(lossId).at(0); // streamed off the one wafer
   }
+  report_.timing = simulateTiming();
   for (WaferSystem &sys : systems_)
     sys.clear();
-  report_.timing = timing_->simulateStep();
   ++stepsRun_;
   return report_.loss;
 }
@@ -205,10 +217,10 @@ std::vector<Tensor> Session::infer(const std::vector<Tensor> &inputs) {
       parts.push_back(sys.value(o.value));
     outputs.push_back(concatDim(parts, *v.batchDim));
   }
+  report_.timing = simulateTiming();
   for (WaferSystem &sys : systems_)
     sys.clear();
   report_.loss = 0;
-  report_.timing = timing_->simulateStep();
   ++stepsRun_;
   return outputs;
 }

@@ -2,6 +2,8 @@
 
 #include "Slices.h"
 
+#include "wsc/Runtime/Error.h"
+
 #include <cstring>
 
 namespace wsc::rt {
@@ -59,6 +61,66 @@ void copyBox(uint8_t *box, uint8_t *full, const Shape &fullShape, size_t bytes,
 }
 
 } // namespace
+
+void copyBox(uint8_t *box, uint8_t *full, const Shape &fullShape, size_t elementBytes,
+             const std::vector<int64_t> &offsets, const std::vector<int64_t> &sizes,
+             bool intoBox) {
+  copyBox(box, full, fullShape, elementBytes, offsets, sizes,
+          std::vector<int64_t>(sizes.size(), 1), intoBox);
+}
+
+Tensor blockOf(const Tensor &t, const std::vector<int64_t> &offsets, const Shape &sizes) {
+  const Shape &full = t.shape();
+  const size_t rank = full.size();
+  if (offsets.size() != rank || sizes.size() != rank)
+    fail("internal: a rank-", offsets.size(), " block of a rank-", rank, " tensor");
+  for (size_t d = 0; d < rank; ++d)
+    if (offsets[d] < 0 || sizes[d] < 0 || offsets[d] + sizes[d] > full[d])
+      fail("block ", shapeToString(sizes), " at ", shapeToString(offsets), " does not fit ",
+           shapeToString(full));
+  if (t.shape() == sizes)
+    return t;
+  // Contiguous iff, past its outermost non-unit dim k, the box spans whole dims.
+  size_t k = 0;
+  while (k < rank && sizes[k] == 1)
+    ++k;
+  bool contiguous = true;
+  for (size_t d = k + 1; d < rank; ++d)
+    contiguous &= sizes[d] == full[d];
+  if (contiguous || numElements(sizes) == 0) {
+    const std::vector<int64_t> strides = rowMajorStrides(full);
+    int64_t at = 0;
+    for (size_t d = 0; d < rank; ++d)
+      at += offsets[d] * strides[d];
+    return t.view(numElements(sizes) ? at : 0, sizes);
+  }
+  return extractSlice(t, offsets, sizes, std::vector<int64_t>(rank, 1));
+}
+
+namespace {
+template <typename T> void addRuns(Tensor &total, const Tensor &part) {
+  T *out = total.data<T>();
+  const T *in = part.data<T>();
+  const std::vector<int64_t> zero(part.rank(), 0), unit(part.rank(), 1);
+  forEachRun(total.shape(), zero, part.shape(), unit, [&](int64_t b, int64_t f, int64_t n) {
+    for (int64_t k = 0; k < n; ++k)
+      out[f + k] += in[b + k];
+  });
+}
+} // namespace
+
+void addIntoBlock(Tensor &total, const Tensor &part) {
+  bool fits = part.rank() == total.rank() && part.storage() == total.storage();
+  for (int64_t d = 0; fits && d < part.rank(); ++d)
+    fits = part.shape()[d] <= total.shape()[d];
+  if (!fits || part.storage() == Storage::U8)
+    fail("internal: cannot add ", shapeToString(part.shape()), " into ",
+         shapeToString(total.shape()));
+  if (part.storage() == Storage::F32)
+    addRuns<float>(total, part);
+  else
+    addRuns<int64_t>(total, part);
+}
 
 Tensor extractSlice(const Tensor &src, const std::vector<int64_t> &offsets,
                     const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides) {

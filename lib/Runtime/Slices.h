@@ -19,6 +19,21 @@ Tensor extractSlice(const Tensor &src, const std::vector<int64_t> &offsets,
 Tensor insertSlice(const Tensor &piece, Tensor dest, const std::vector<int64_t> &offsets,
                    const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides);
 
+/// Copies the box at `offsets` of extent `sizes` (unit strides) of a
+/// row-major `fullShape` tensor at `full` into the contiguous buffer `box`,
+/// or (`intoBox` false) back.
+void copyBox(uint8_t *box, uint8_t *full, const Shape &fullShape, size_t elementBytes,
+             const std::vector<int64_t> &offsets, const std::vector<int64_t> &sizes,
+             bool intoBox);
+
+/// The box at `offsets` of extent `sizes` of `t`: a view sharing t's buffer
+/// when the box is contiguous, else a copy. Throws if it does not fit.
+Tensor blockOf(const Tensor &t, const std::vector<int64_t> &offsets, const Shape &sizes);
+
+/// Adds `part` elementwise into the leading block (offsets 0) of `total`,
+/// which must hold its own buffer. f32 and i64 storage.
+void addIntoBlock(Tensor &total, const Tensor &part);
+
 } // namespace wsc::rt
 
 #endif // WSC_LIB_RUNTIME_SLICES_H

@@ -183,6 +183,15 @@ Tensor Tensor::withDType(DType dtype) const {
   return Tensor(dtype, shape_, buffer_, numel_);
 }
 
+Tensor Tensor::view(int64_t offset, const Shape &shape) const {
+  const int64_t n = numElements(shape);
+  if (!defined() || offset < 0 || offset > numel_ - n)
+    fail("internal: view of ", n, " elements at ", offset, " of a tensor of ", numel_);
+  // The aliasing constructor shares ownership, so the buffer outlives views.
+  std::shared_ptr<uint8_t> at(buffer_, buffer_.get() + offset * storageBytes(storage()));
+  return Tensor(dtype_, shape, std::move(at), n);
+}
+
 Tensor Tensor::clone() const {
   if (!defined())
     return Tensor();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 
 namespace wsc::rt {
@@ -70,15 +71,48 @@ namespace {
 enum Tid { kCompute = 1, kStreamIn = 2, kStreamOut = 3, kMemoryX = 4 };
 }
 
-StepTiming TimingModel::simulateStep() {
+namespace {
+
+/// Checks a [rows][cols] table of time factors (empty is fine).
+void checkFactors(const std::vector<std::vector<double>> &f, size_t rows, size_t cols,
+                  const char *what) {
+  if (f.empty())
+    return;
+  if (f.size() != rows)
+    fail("timing model: ", f.size(), " rows of ", what, " factors, expected ", rows);
+  for (size_t i = 0; i < rows; ++i) {
+    if (f[i].size() != cols)
+      fail("timing model: row ", i, " of the ", what, " factors has ", f[i].size(),
+           " entries, expected ", cols);
+    for (size_t j = 0; j < cols; ++j)
+      if (!std::isfinite(f[i][j]) || f[i][j] < 0)
+        fail("timing model: ", what, " factor [", i, "][", j, "] is ", f[i][j],
+             " (must be finite and not negative)");
+  }
+}
+
+} // namespace
+
+void checkStepWork(const StepWork &work, size_t systems, size_t steps, size_t stages,
+                   size_t samples) {
+  checkFactors(work.kernelFactor, systems, steps, "kernel");
+  checkFactors(work.stageFactor, stages, samples, "stage");
+}
+
+StepTiming TimingModel::simulateStep(const StepWork &work) {
   const Schedule &s = schedule_;
   const TargetSpec &t = s.target;
   const int N = s.systems;
+  checkStepWork(work, N, s.steps.size(), 0, 0);
+  if (!work.stageFactor.empty())
+    fail("timing model: stage factors are for the layer-pipelined model");
   const double latency = hops_ * t.swarmxHopLatency;
   const int stepNo = stepsDone_;
   const double stepStart = lastEnd_;
   StepTiming r;
   r.peakSramPerPeBytes = peakSram_;
+  std::vector<double> busy(N, 0.0), stall(N, 0.0); // compute, per system
+  double denseCompute = 0;
   // ready[k][value]: when value is available on system k this step.
   std::vector<std::vector<double>> ready(N, std::vector<double>(s.values.size(), 0.0));
   auto emit = [&](const std::string &name, const char *cat, int pid, int tid, double begin,
@@ -105,27 +139,46 @@ StepTiming TimingModel::simulateStep() {
       break;
     }
     case StepKind::Kernel:
-    case StepKind::LayoutConvert: {
+    case StepKind::LayoutConvert:
+    case StepKind::StripPadding:
+    case StepKind::RestorePadding: {
+      const bool padding = st.kind == StepKind::StripPadding || st.kind == StepKind::RestorePadding;
+      if (padding && !work.ragged) {
+        // A dense step runs as if compiled without VTS: no strip, no restore.
+        for (int k = 0; k < N; ++k)
+          ready[k][st.results[0]] = ready[k][st.operands[0]];
+        break;
+      }
       const double cycles = st.kind == StepKind::Kernel ? st.cost.cycles : st.cycles;
-      const double dur = cycles / t.clockHz;
-      const std::string name =
-          st.kind == StepKind::Kernel ? st.name : "layout_convert %" + std::to_string(st.results[0]);
+      const double full = cycles / t.clockHz;
+      if (!padding)
+        denseCompute += full;
+      std::string name = st.kind == StepKind::Kernel ? st.name
+                         : padding ? (st.kind == StepKind::StripPadding ? "strip_padding %"
+                                                                       : "restore_padding %")
+                                   : "layout_convert %";
+      if (st.kind != StepKind::Kernel)
+        name += std::to_string(st.results[0]);
       for (int k = 0; k < N; ++k) {
+        const double dur =
+            st.kind == StepKind::Kernel && !work.kernelFactor.empty()
+                ? full * work.kernelFactor[k][si]
+                : full;
         double begin = std::max(issue_[k], computeFree_[k]);
         for (int id : st.operands)
           begin = std::max(begin, ready[k][id]);
         // Idle compute inside this step is stall; earlier idle belongs to
         // the previous step's tail.
         const double idleFrom = std::max(computeFree_[k], stepStart);
-        if (k == 0 && begin > idleFrom)
-          r.stallS += begin - idleFrom;
+        if (begin > idleFrom)
+          stall[k] += begin - idleFrom;
+        busy[k] += dur;
         computeFree_[k] = begin + dur;
         issue_[k] = begin + dur; // the controller waits for a kernel to finish
         for (int id : st.results)
           ready[k][id] = begin + dur;
         emit(name, "compute", k + 1, kCompute, begin, dur, si, 0);
       }
-      r.computeS += dur;
       break;
     }
     case StepKind::GradientStream: {
@@ -151,10 +204,23 @@ StepTiming TimingModel::simulateStep() {
       break;
     }
   }
+  // Systems differ only with VTS (their samples' lengths); report the one
+  // that finishes last, so time = compute + stall still holds.
   double end = stepStart;
+  int last = 0;
   for (int k = 0; k < N; ++k)
-    end = std::max(end, computeFree_[k]);
+    if (computeFree_[k] > computeFree_[last])
+      last = k;
+  end = std::max(end, computeFree_[last]);
+  r.computeS = busy[last];
+  r.stallS = stall[last];
   r.timeS = end - stepStart;
+  if (s.vts) {
+    r.vts.emplace();
+    r.vts->ragged = work.ragged;
+    r.vts->computeS = r.computeS;
+    r.vts->denseComputeS = denseCompute;
+  }
   lastEnd_ = end;
   ++stepsDone_;
   return r;

@@ -127,7 +127,8 @@ TEST(LayerPipelined, RejectsModeMismatches) {
   d = lpDoc();
   d["steps"][0]["op"] = "teleport";
   EXPECT_SCHEDULE_ERROR(d, "steps[0].op: unknown step op 'teleport' (expected weight_read, "
-                           "kernel, route, layout_convert or weight_update)");
+                           "kernel, route, layout_convert, weight_update, strip_padding or "
+                           "restore_padding)");
   // And the other way round.
   for (const char *op : {"weight_read", "weight_update", "route"}) {
     d = wsDoc();

@@ -327,6 +327,43 @@ TEST(PipelineModel, ShortSampleWaitsBehindLongOne) {
   EXPECT_NEAR(r.timeS, t * (1.1 + 4 * 1.0), 1e-15);
 }
 
+/// VTS with per-stage work: sample s costs stage k t * work[k][s] (e.g. a
+/// token-wise stage len/S, an attention stage (len/S)^2). Every start obeys
+/// the recurrence, and the short sample waits behind the long one.
+TEST(PipelineModel, PerStageWorkOfEachSample) {
+  Schedule s = chain({2, 3});
+  PipelineModel m(s);
+  const double t = 1000 / kClock;
+  const size_t S = m.stages().size(); // f1 f2 loss b2 b1
+  StepWork w;
+  for (size_t k = 0; k < S; ++k) // a long, a short and a middling sample;
+    w.stageFactor.push_back(k == 1 ? std::vector<double>{1.0, 0.01, 0.25} // f2 quadratic
+                                   : std::vector<double>{1.0, 0.1, 0.5});
+  StepTiming r = m.simulateStep(w);
+  const auto &start = m.starts(), &end = m.ends();
+  for (size_t k = 0; k < S; ++k)
+    for (size_t smp = 0; smp < 3; ++smp) {
+      double ready = smp ? end[k][smp - 1] : 0.0;
+      for (const auto &[p, latency] : m.stages()[k].producers)
+        ready = std::max(ready, end[p][smp] + latency);
+      EXPECT_DOUBLE_EQ(start[k][smp], ready) << k << " " << smp;
+      EXPECT_NEAR(end[k][smp] - start[k][smp], t * w.stageFactor[k][smp], 1e-18) << k;
+    }
+  // The short sample 1 left f1 long before sample 0 left f2, and waited.
+  EXPECT_LT(end[0][1], end[1][0]);
+  EXPECT_DOUBLE_EQ(start[1][1], end[1][0]);
+  EXPECT_NEAR(r.pipeline->stages[1].busyS, t * 1.26, 1e-15);
+  EXPECT_DOUBLE_EQ(r.pipeline->intervalS, t);
+  // Malformed tables are errors.
+  w.stageFactor.pop_back();
+  EXPECT_THROW(m.simulateStep(w), Error);
+  w.stageFactor.push_back({1.0, -1.0, 1.0});
+  EXPECT_THROW(m.simulateStep(w), Error);
+  StepWork ws;
+  ws.kernelFactor = {{1.0}};
+  EXPECT_THROW(m.simulateStep(ws), Error);
+}
+
 /// Bucketing: the same 16 samples (8 long, 8 short) in two steps. Mixed
 /// batches pay the long samples' fill and drain in both steps; sorted by
 /// length, the short batch's fill and drain are short.

@@ -2,7 +2,8 @@
 //
 // Compiles every kernel body of a schedule once (value slots, last uses,
 // region programs) and then executes a kernel on one system's tensors.
-// Shapes of values with a batch_dim are scaled to the system's shard.
+// Shapes of values with a batch_dim are scaled to the system's shard; a
+// ragged kernel (VTS) runs once per sample at the sample's shapes.
 // Tensors are value-semantic: a linalg op writes into its init operand only
 // when that operand dies at the op and no one else holds its buffer;
 // otherwise it works on a copy. runKernel is const and thread-safe.
@@ -11,6 +12,7 @@
 #ifndef WSC_RUNTIME_INTERPRETER_H
 #define WSC_RUNTIME_INTERPRETER_H
 
+#include "wsc/Runtime/RaggedTensor.h"
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Runtime/Tensor.h"
 
@@ -31,6 +33,13 @@ struct ShardContext {
   int64_t sampleBegin = 0;
 };
 
+/// A ragged kernel's operands or results on one system: entry i is
+/// `ragged[i]` if value i is ragged, else `dense[i]`.
+struct KernelValues {
+  std::vector<Tensor> dense;
+  std::vector<RaggedTensor> ragged;
+};
+
 class Interpreter {
 public:
   /// `schedule` must outlive the interpreter.
@@ -43,6 +52,17 @@ public:
   /// at the shard's shapes) and returns its results.
   std::vector<Tensor> runKernel(size_t stepIndex, const std::vector<Tensor> &operands,
                                 const ShardContext &shard) const;
+
+  /// Runs ragged kernel step `stepIndex` once per sample of the shard
+  /// (VTS): sample i has valid length `lengths[i]` in the kernel's mask
+  /// group, every value its per-sample shape (Schedule::sampleShape).
+  /// Batch results are packed (ragged) or written to the sample's slot; a
+  /// non-batch result that depends on the batch is summed over the samples
+  /// in order (FP32), zero-extended along its ragged dims; any other
+  /// non-batch result comes from the first sample.
+  KernelValues runRaggedKernel(size_t stepIndex, const KernelValues &operands,
+                               const ShardContext &shard,
+                               const std::vector<int64_t> &lengths) const;
 
   /// Number of structured ops executed in each mode so far.
   int64_t execCount(ExecMode mode) const {

@@ -4,10 +4,11 @@
 // (docs/Runtime.md, "Layer-pipelined timing"). Every kernel step is a
 // stage living in its layer's region; the samples of the batch flow through
 // the stages one at a time:
-//   - stage k spends cycles_per_sample / clock_hz * work[s] on sample s
+//   - stage k spends cycles_per_sample / clock_hz * work[k][s] on sample s
 //     (work is 1 unless the caller models variable-length samples, VTS);
 //   - stage k starts sample s when every stage producing one of its operands
-//     (through route and layout_convert steps) has finished s, plus
+//     (through route, layout_convert, strip_padding and restore_padding
+//     steps) has finished s, plus
 //     hops / clock_hz for each route on the way, and when it has finished
 //     s - 1 itself (one sample at a time, in order);
 //   - the weight update of a parameter starts when the stage producing its
@@ -62,8 +63,10 @@ public:
   /// events are kept.
   explicit PipelineModel(const Schedule &schedule, bool trace = true);
 
-  /// Every sample does its full work.
-  StepTiming simulateStep() override;
+  using StepModel::simulateStep;
+  /// work.stageFactor[k][s] (finite, >= 0) scales sample s's time at stage
+  /// k; empty: every sample does its full work.
+  StepTiming simulateStep(const StepWork &work) override;
   /// `work[s]` (finite, >= 0) scales sample s's time at every stage; one
   /// entry per sample of the global batch.
   StepTiming simulateStep(const std::vector<double> &work);

@@ -69,11 +69,28 @@ struct OutputSpec {
   int value = -1;
 };
 
+/// Variable tensor shape (VTS): dims of a value that hold only each sample's
+/// valid prefix (sequence index outermost), `len_b / seq` of their extent.
+struct RaggedSpec {
+  int mask = -1;         // the mask group (Schedule::vts->masks)
+  std::vector<int> dims; // sorted, distinct
+  bool operator==(const RaggedSpec &o) const { return mask == o.mask && dims == o.dims; }
+  bool operator!=(const RaggedSpec &o) const { return !(*this == o); }
+};
+
 struct ValueSpec {
   int id = -1;
   Shape shape;
   DType dtype = DType::F32;
   std::optional<int> batchDim;
+  std::optional<RaggedSpec> ragged;
+  /// A non-batch kernel result that depends on the batch: each system's
+  /// (and, in a ragged kernel, each sample's) share of a sum over samples,
+  /// such as a gradient. Derived, not in the file. A ragged kernel hands it
+  /// to its first sample only, so that sums over samples count it once.
+  bool partial = false;
+  /// True if `d` is one of the ragged dims.
+  bool isRaggedDim(int d) const;
   double sramBytesPerPe = 0;
   /// The wafer layout, for reports: "x=[h] y=[b] on 924x64 PEs" (or empty).
   std::string layout;
@@ -137,6 +154,7 @@ struct BodyOp {
   // extract_slice / insert_slice, at global shapes (the batch dim is always
   // taken whole, so only its size changes per system)
   std::vector<int64_t> offsets, sizes, strides;
+  std::vector<int> sliceDims; // dim of the full tensor behind each piece dim
   // linalg
   int numInputs = 0;
   std::vector<bool> isReduction; // one per loop
@@ -156,7 +174,8 @@ struct KernelCost {
 
 enum class StepKind {
   WeightStream, Kernel, LayoutConvert, GradientStream, // weight streaming
-  WeightRead, WeightUpdate, Route                      // layer pipelined
+  WeightRead, WeightUpdate, Route,                     // layer pipelined
+  StripPadding, RestorePadding                         // variable tensor shape
 };
 enum class StreamOrder { RowMajor, Transposed };
 enum class Phase { Forward, Backward, Loss };
@@ -206,7 +225,9 @@ struct Step {
   // kernel, layer-pipelined mode only (always set there)
   std::optional<PeRect> region;
   std::optional<LpKernelModel> lp;
-  // layout_convert
+  // kernel: its ragged mask group (-1: none); strip/restore_padding: the group
+  int mask = -1;
+  // layout_convert, strip_padding, restore_padding
   double cycles = 0;
   // route: from layer `from` to layer `to` along `routePath` (x, y points;
   // hops PEs long)
@@ -216,6 +237,23 @@ struct Step {
 };
 
 enum class ScheduleKind { Train, Inference };
+
+/// One VTS mask group: sample b's valid length is the index of the first
+/// zero in row b of `value` ([global_batch, seq], batch_dim 0).
+struct MaskGroup {
+  int value = -1;
+  int64_t seq = 0;
+};
+
+/// Variable tensor shape: a step runs ragged when the batch's valid fraction
+/// (max over the groups of sum len_b / (B * seq)) is at most `threshold`.
+struct VtsSpec {
+  double threshold = 1;
+  std::vector<MaskGroup> masks;
+  /// The first step that strips, restores or runs ragged (-1: none); every
+  /// mask value is defined before it.
+  int firstStep = -1;
+};
 
 struct Schedule {
   std::string source; // file name used in diagnostics
@@ -233,6 +271,7 @@ struct Schedule {
   std::vector<OutputSpec> outputs;
   std::vector<ValueSpec> values;
   std::vector<Step> steps;
+  std::optional<VtsSpec> vts;
   std::string reportJson; // informational, kept verbatim
 
   bool isTraining() const { return kind == ScheduleKind::Train; }
@@ -242,6 +281,10 @@ struct Schedule {
   int paramIndex(const std::string &name) const;
   /// Shape of value `id` on a system holding `localBatch` samples.
   Shape localShape(int id, int64_t localBatch) const;
+  /// Shape of value `id` for one sample of valid length `length` in a ragged
+  /// kernel: the batch dim holds one sample, a ragged dim d of per-sample
+  /// extent E_d holds E_d / seq * length.
+  Shape sampleShape(int id, int64_t length) const;
 };
 
 /// Parses and validates schedule JSON text; `source` names it in messages.

@@ -17,11 +17,19 @@
 // (weight_update). No MemoryX, no SwarmX; the timing model is the sample
 // pipeline (PipelineModel).
 //
+// With variable tensor shapes (a "vts" section) the Session reads every
+// mask group's valid lengths off the systems as the mask values appear,
+// decides before the first VTS step whether the step runs ragged (valid
+// fraction <= threshold) and tells the systems; after the step it hands the
+// timing model the ragged kernels' work (KernelWork) and reports the VTS
+// figures (StepTiming::vts).
+//
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_SESSION_H
 #define WSC_RUNTIME_SESSION_H
 
 #include "wsc/Runtime/Interpreter.h"
+#include "wsc/Runtime/KernelWork.h"
 #include "wsc/Runtime/MemoryX.h"
 #include "wsc/Runtime/ParamStore.h"
 #include "wsc/Runtime/Schedule.h"
@@ -83,10 +91,18 @@ public:
   const Interpreter &interpreter() const { return interpreter_; }
   void writeTrace(const std::string &path) const { timing_->writeTrace(path); }
   const WaferSystem &system(int k) const { return systems_.at(k); }
+  /// VTS: the valid lengths of the last step's samples in mask group `group`
+  /// (global batch order). Throws for an unknown group.
+  const std::vector<int64_t> &maskLengths(int group) const;
 
 private:
   void run(const std::vector<Tensor> &inputs);
   ParamStore &mutableParameters();
+  // Variable tensor shape (SessionVts.cpp).
+  void initVts();
+  void noteMasks(int id);
+  void decideVts();
+  StepTiming simulateTiming();
 
   Schedule schedule_;
   Interpreter interpreter_;
@@ -95,6 +111,11 @@ private:
   std::vector<WaferSystem> systems_;
   std::unique_ptr<StepModel> timing_;
   std::vector<std::vector<int>> releaseAfter_; // per step: values dead after it
+  // Variable tensor shape only.
+  std::unique_ptr<KernelWork> work_;
+  std::vector<std::vector<int>> masksOf_;     // value id -> mask groups it masks
+  std::vector<std::vector<int64_t>> lengths_; // [group][sample] of this step
+  bool decided_ = false, ragged_ = false;
   StepReport report_;
   int stepsRun_ = 0;
 };

@@ -59,6 +59,10 @@ public:
   Tensor reshaped(const Shape &shape) const;
   /// Same buffer, dtype relabelled within the same storage class.
   Tensor withDType(DType dtype) const;
+  /// Elements [offset, offset + numElements(shape)) of this tensor's buffer
+  /// as a tensor of `shape`, sharing the buffer (it counts as a holder for
+  /// isUnique()).
+  Tensor view(int64_t offset, const Shape &shape) const;
   /// Deep copy.
   Tensor clone() const;
   /// True if no other Tensor shares this buffer, so writing is safe.

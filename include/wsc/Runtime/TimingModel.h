@@ -9,8 +9,11 @@
 // starts when its resource and its inputs are free:
 //   weight_stream:   in link, bytes / io_bytes_per_s + hops * hop_latency,
 //                    not before the parameter's previous update finished;
-//   kernel:          compute, cost.cycles / clock_hz, after its operands;
-//   layout_convert:  compute, cycles / clock_hz;
+//   kernel:          compute, cost.cycles / clock_hz, after its operands
+//                    (times the system's work fraction for a ragged kernel
+//                    in a ragged step: variable tensor shape, VTS);
+//   layout_convert:  compute, cycles / clock_hz (strip_padding and
+//                    restore_padding too, in steps that run ragged);
 //   gradient_stream: out link after its operand, same duration formula;
 //                    then MemoryX applies the optimizer (elements x
 //                    flops/element / memx_flops_per_s) once every system's
@@ -60,6 +63,25 @@ struct PipelineTiming {
   std::vector<StageTiming> stages; // kernel steps in schedule order
 };
 
+/// The variable-tensor-shape figures of a step (schedules with "vts").
+struct VtsTiming {
+  bool ragged = false;       // ran ragged: valid fraction <= threshold
+  double validFraction = 0;  // max over mask groups of sum len_b / (B * seq)
+  double threshold = 0;
+  int64_t validTokens = 0;   // sum over mask groups and samples of len_b
+  int64_t paddedTokens = 0;  // sum over mask groups of B * seq
+  double computeS = 0;       // the step's modeled compute (StepTiming::computeS)
+  double denseComputeS = 0;  // the same step's compute run dense
+  /// Ragged kernels: the work fraction over all systems (iterations of the
+  /// samples' shapes / dense iterations; 1 in a dense step).
+  struct Kernel {
+    std::string name;
+    int scheduleStep = -1;
+    double workFraction = 1;
+  };
+  std::vector<Kernel> kernels;
+};
+
 struct StepTiming {
   double timeS = 0;    // modeled step time
   double computeS = 0; // busy time of the wafer compute (LP: the bottleneck's)
@@ -69,6 +91,22 @@ struct StepTiming {
   double bytesOut = 0; // gradient bytes sent per system
   double peakSramPerPeBytes = 0;
   std::optional<PipelineTiming> pipeline; // layer-pipelined mode only
+  std::optional<VtsTiming> vts;           // schedules with variable tensor shapes
+};
+
+/// What the Session tells a timing model about a step with variable tensor
+/// shapes; the default is a step at full work.
+struct StepWork {
+  StepWork() {} // not an aggregate: a braced list of doubles never converts
+  /// The step runs ragged: strip_padding and restore_padding take their
+  /// cycles (in a dense step they are the identity and free).
+  bool ragged = false;
+  /// Weight streaming: [system][schedule step] factor on a kernel's cycles
+  /// (empty: 1 everywhere).
+  std::vector<std::vector<double>> kernelFactor;
+  /// Layer pipelined: [stage][sample] factor on a stage's time per sample,
+  /// stages being the kernel steps in schedule order (empty: 1).
+  std::vector<std::vector<double>> stageFactor;
 };
 
 struct TraceEvent {
@@ -96,8 +134,11 @@ std::string chromeTraceJson(const std::vector<TraceTrack> &tracks,
 class StepModel {
 public:
   virtual ~StepModel() = default;
-  /// Models the next step; state carries over from the previous one.
-  virtual StepTiming simulateStep() = 0;
+  /// Models the next step at full work; state carries over from the
+  /// previous one.
+  StepTiming simulateStep() { return simulateStep(StepWork()); }
+  /// Models the next step with the given work (variable tensor shapes).
+  virtual StepTiming simulateStep(const StepWork &work) = 0;
   /// Forget all carried state (a cold start).
   virtual void reset() = 0;
   virtual const std::vector<TraceEvent> &events() const = 0;
@@ -113,7 +154,10 @@ public:
   /// Trace events are kept for at most `traceSystems` systems.
   explicit TimingModel(const Schedule &schedule, int traceSystems = 16);
 
-  StepTiming simulateStep() override;
+  using StepModel::simulateStep;
+  /// Kernels take their cycles times work.kernelFactor; the report's
+  /// compute and stall are those of the system that finishes last.
+  StepTiming simulateStep(const StepWork &work) override;
   void reset() override;
 
   /// SwarmX tree depth between MemoryX and the systems.
@@ -138,6 +182,11 @@ private:
   std::vector<double> paramReady_;
   std::vector<TraceEvent> events_;
 };
+
+/// Throws unless `work`'s factor tables are empty or [systems][steps]
+/// (kernel) and [stages][samples] (stage), finite and not negative.
+void checkStepWork(const StepWork &work, size_t systems, size_t steps, size_t stages,
+                   size_t samples);
 
 /// Peak over the steps of the summed sram_bytes_per_pe of live values.
 double peakSramPerPe(const Schedule &schedule);

@@ -8,12 +8,18 @@
 // (residentWeights(): FP32 weights and optimizer state in the layers'
 // regions) and runs weight_read, weight_update and route itself.
 //
+// With variable tensor shapes (VTS) a value may be held ragged: packed per
+// sample (RaggedTensor). In a step the Session declares ragged, strip_padding
+// packs, restore_padding unpacks and ragged kernels run per sample; in a
+// dense step all three are ordinary (strip and restore are the identity).
+//
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_WAFERSYSTEM_H
 #define WSC_RUNTIME_WAFERSYSTEM_H
 
 #include "wsc/Runtime/Interpreter.h"
 #include "wsc/Runtime/ParamStore.h"
+#include "wsc/Runtime/RaggedTensor.h"
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Runtime/Tensor.h"
 
@@ -31,18 +37,29 @@ public:
   const BatchShard &shard() const { return shard_; }
   ShardContext context() const { return {shard_.size, shard_.begin}; }
 
-  /// Drops every resident tensor (start of a step).
+  /// Drops every resident tensor and the VTS state (start of a step).
   void clear();
   /// Places a tensor (an input shard or a weight delivery) in the store.
   void setValue(int id, Tensor t);
-  /// A resident tensor; throws if absent.
+  /// A resident dense tensor; throws if absent or held ragged.
   const Tensor &value(int id) const;
+  /// A resident ragged value; throws if absent or dense.
+  const RaggedTensor &raggedValue(int id) const;
   bool hasValue(int id) const;
+  bool isRagged(int id) const { return ragged_.at(id).defined(); }
   /// Frees a value after its last use.
   void release(int id);
 
-  /// Executes a kernel, layout_convert, route, weight_read or weight_update
-  /// step on the resident tensors.
+  /// VTS: the valid lengths of this system's samples in mask group `group`,
+  /// read off its resident mask value (throws for a non-prefix mask).
+  std::vector<int64_t> maskLengths(int group) const;
+  /// VTS: whether this step runs ragged, and per mask group the valid
+  /// lengths of this system's samples.
+  void setVts(bool ragged, std::vector<std::vector<int64_t>> lengths);
+  bool raggedStep() const { return raggedStep_; }
+
+  /// Executes a kernel, layout_convert, route, weight_read, weight_update,
+  /// strip_padding or restore_padding step on the resident tensors.
   void execute(size_t stepIndex);
 
   /// Layer-pipelined mode: the parameters resident on the wafer. Throws in
@@ -55,8 +72,11 @@ private:
   const Interpreter &interpreter_;
   int index_;
   BatchShard shard_;
-  std::vector<Tensor> values_; // by value id
+  std::vector<Tensor> values_;       // by value id
+  std::vector<RaggedTensor> ragged_; // by value id: values held ragged
   std::optional<ParamStore> resident_; // layer-pipelined mode only
+  bool raggedStep_ = false;
+  std::vector<std::vector<int64_t>> lengths_; // [mask group][local sample]
 };
 
 } // namespace wsc::rt

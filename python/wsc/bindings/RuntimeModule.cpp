@@ -128,6 +128,22 @@ py::dict pipelineDict(const PipelineTiming &p) {
   return d;
 }
 
+py::dict vtsDict(const VtsTiming &v) {
+  py::dict d;
+  d["ragged"] = v.ragged;
+  d["valid_fraction"] = v.validFraction;
+  d["threshold"] = v.threshold;
+  d["valid_tokens"] = v.validTokens;
+  d["padded_tokens"] = v.paddedTokens;
+  d["compute_s"] = v.computeS;
+  d["dense_compute_s"] = v.denseComputeS;
+  py::dict kernels;
+  for (const VtsTiming::Kernel &k : v.kernels)
+    kernels[py::str(k.name)] = k.workFraction;
+  d["kernel_work"] = kernels;
+  return d;
+}
+
 py::dict reportDict(const StepReport &r) {
   py::dict d;
   d["loss"] = r.loss;
@@ -140,6 +156,8 @@ py::dict reportDict(const StepReport &r) {
   d["peak_sram_per_pe_bytes"] = r.timing.peakSramPerPeBytes;
   if (r.timing.pipeline)
     d["pipeline"] = pipelineDict(*r.timing.pipeline);
+  if (r.timing.vts)
+    d["vts"] = vtsDict(*r.timing.vts);
   return d;
 }
 

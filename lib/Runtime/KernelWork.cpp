@@ -1,0 +1,97 @@
+//===- KernelWork.cpp - How much work a kernel does at given shapes --------===//
+
+#include "wsc/Runtime/KernelWork.h"
+
+#include "LoopBounds.h"
+#include "SampleDependence.h"
+
+namespace wsc::rt {
+
+namespace {
+
+/// Sum over the selected linalg ops of the product of their loop extents,
+/// with operand shapes from `shapeOf(value id)`.
+template <typename ShapeOf, typename Select>
+double iterations(const Schedule &s, const Step &st, ShapeOf shapeOf, Select select) {
+  double total = 0;
+  for (size_t i = 0; i < st.body.ops.size(); ++i) {
+    const BodyOp &op = st.body.ops[i];
+    if (op.kind != BodyOpKind::Linalg || !select(i))
+      continue;
+    std::vector<Shape> shapes;
+    for (int id : op.operands)
+      shapes.push_back(shapeOf(id));
+    const std::vector<int64_t> ext = inferLoopBounds(
+        op.maps, static_cast<int>(op.isReduction.size()), shapes, s.source + ": " + op.path);
+    double n = 1;
+    for (int64_t e : ext)
+      n *= static_cast<double>(e);
+    total += n;
+  }
+  return total;
+}
+
+} // namespace
+
+KernelWork::KernelWork(const Schedule &schedule) : schedule_(schedule) {
+  invariantOp_.resize(schedule.steps.size());
+  for (size_t i = 0; i < schedule.steps.size(); ++i) {
+    const Step &st = schedule.steps[i];
+    if (st.kind != StepKind::Kernel || st.mask < 0)
+      continue;
+    const SampleDependence dep = analyzeSampleDependence(schedule.values, st);
+    for (const BodyOp &op : st.body.ops) {
+      bool same = true;
+      for (int r : op.results)
+        same &= !dep.varies(r);
+      invariantOp_[i].push_back(same);
+    }
+  }
+}
+
+double KernelWork::dense(size_t step, int64_t localBatch) const {
+  auto [it, fresh] = dense_.try_emplace({step, localBatch}, 0.0);
+  if (fresh)
+    it->second = iterations(
+        schedule_, schedule_.steps.at(step),
+        [&](int id) { return schedule_.localShape(id, localBatch); }, [](size_t) { return true; });
+  return it->second;
+}
+
+double KernelWork::perSample(size_t step, int64_t length) const {
+  const std::vector<bool> &same = invariantOp_.at(step);
+  if (same.empty())
+    return 0;
+  auto [it, fresh] = perSample_.try_emplace({step, length}, 0.0);
+  if (fresh)
+    it->second = iterations(
+        schedule_, schedule_.steps[step], [&](int id) { return schedule_.sampleShape(id, length); },
+        [&](size_t op) { return !same[op]; });
+  return it->second;
+}
+
+double KernelWork::invariant(size_t step) const {
+  const std::vector<bool> &same = invariantOp_.at(step);
+  if (same.empty())
+    return 0;
+  auto [it, fresh] = invariant_.try_emplace(step, 0.0);
+  if (fresh) // invariant ops see no ragged value: any length gives their shapes
+    it->second = iterations(
+        schedule_, schedule_.steps[step], [&](int id) { return schedule_.sampleShape(id, 0); },
+        [&](size_t op) { return same[op]; });
+  return it->second;
+}
+
+double KernelWork::fraction(size_t step, const std::vector<int64_t> &lengths) const {
+  if (invariantOp_.at(step).empty())
+    return 1;
+  const double full = dense(step, static_cast<int64_t>(lengths.size()));
+  if (full <= 0)
+    return 1;
+  double work = invariant(step);
+  for (int64_t len : lengths)
+    work += perSample(step, len);
+  return work / full;
+}
+
+} // namespace wsc::rt

@@ -1,0 +1,38 @@
+//===- SampleDependence.h - What varies per sample in a ragged kernel -*- C++ -*-===//
+//
+// A ragged kernel runs once per sample (VTS). A body value varies from one
+// sample to the next if it depends, through the body's def-use chains
+// (region captures and gathers included), on a batch operand, a partial
+// sum over samples (ValueSpec::partial: only the first sample sees it), a
+// batch-sharded constant (it holds the sample's data), or on a value with
+// ragged dims (its shape follows the sample's length). Everything else is
+// the same for every sample: the interpreter computes it once, the work
+// count counts it once, and a non-batch result of that kind is taken from
+// the first sample instead of being summed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_LIB_RUNTIME_SAMPLEDEPENDENCE_H
+#define WSC_LIB_RUNTIME_SAMPLEDEPENDENCE_H
+
+#include "wsc/Runtime/Schedule.h"
+
+#include <unordered_set>
+#include <vector>
+
+namespace wsc::rt {
+
+struct SampleDependence {
+  std::unordered_set<int> onBatch;  // depend on the sample's data
+  std::unordered_set<int> onLength; // depend on the sample's length
+  bool varies(int id) const { return onBatch.count(id) || onLength.count(id); }
+};
+
+/// Analyses kernel step `kernel`, whose values are `values`.
+SampleDependence analyzeSampleDependence(const std::vector<ValueSpec> &values, const Step &kernel);
+
+/// Body values a linalg op's region reads from outside (captures, gathers).
+std::vector<int> regionInputs(const BodyOp &op);
+
+} // namespace wsc::rt
+
+#endif // WSC_LIB_RUNTIME_SAMPLEDEPENDENCE_H

@@ -1,0 +1,135 @@
+//===- SessionVts.cpp - The Session's variable-tensor-shape controller ----===//
+//
+// Per step: read each mask group's valid lengths off the systems as soon as
+// its mask value exists, decide ragged or dense before the first VTS step
+// (the valid fraction of the global batch against the threshold), and after
+// the step tell the timing model how much work the ragged kernels did.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Runtime/Session.h"
+
+#include "wsc/Runtime/Error.h"
+
+#include <algorithm>
+
+namespace wsc::rt {
+
+void Session::initVts() {
+  if (!schedule_.vts)
+    return;
+  work_ = std::make_unique<KernelWork>(schedule_);
+  masksOf_.assign(schedule_.values.size(), {});
+  for (size_t g = 0; g < schedule_.vts->masks.size(); ++g)
+    masksOf_[schedule_.vts->masks[g].value].push_back(static_cast<int>(g));
+  lengths_.assign(schedule_.vts->masks.size(), {});
+}
+
+const std::vector<int64_t> &Session::maskLengths(int group) const {
+  if (group < 0 || group >= static_cast<int>(lengths_.size()))
+    fail("unknown mask group ", group, " (the schedule has ", lengths_.size(), ")");
+  return lengths_[group];
+}
+
+void Session::noteMasks(int id) {
+  if (!schedule_.vts)
+    return;
+  for (int g : masksOf_[id]) {
+    lengths_[g].clear();
+    for (const WaferSystem &sys : systems_) {
+      std::vector<int64_t> part = sys.maskLengths(g);
+      lengths_[g].insert(lengths_[g].end(), part.begin(), part.end());
+    }
+  }
+}
+
+void Session::decideVts() {
+  const VtsSpec &vts = *schedule_.vts;
+  double fraction = 0;
+  for (size_t g = 0; g < vts.masks.size(); ++g) {
+    int64_t valid = 0;
+    for (int64_t len : lengths_[g])
+      valid += len;
+    fraction =
+        std::max(fraction, static_cast<double>(valid) /
+                               static_cast<double>(schedule_.globalBatch * vts.masks[g].seq));
+  }
+  ragged_ = fraction <= vts.threshold;
+  decided_ = true;
+  for (WaferSystem &sys : systems_) {
+    std::vector<std::vector<int64_t>> mine;
+    for (const std::vector<int64_t> &all : lengths_)
+      mine.emplace_back(all.begin() + sys.shard().begin,
+                        all.begin() + sys.shard().begin + sys.shard().size);
+    sys.setVts(ragged_, std::move(mine));
+  }
+}
+
+StepTiming Session::simulateTiming() {
+  if (!schedule_.vts)
+    return timing_->simulateStep();
+  const Schedule &s = schedule_;
+  const VtsSpec &vts = *s.vts;
+  StepWork work;
+  work.ragged = ragged_;
+  std::vector<VtsTiming::Kernel> kernels;
+  const int64_t B = s.globalBatch;
+  if (ragged_ && !s.isLayerPipelined())
+    work.kernelFactor.assign(s.systems, std::vector<double>(s.steps.size(), 1.0));
+  for (size_t si = 0; si < s.steps.size(); ++si) {
+    const Step &st = s.steps[si];
+    if (st.kind != StepKind::Kernel)
+      continue;
+    std::vector<double> stage(static_cast<size_t>(B), 1.0);
+    if (st.mask < 0 || !ragged_) {
+      if (st.mask >= 0)
+        kernels.push_back({st.name, static_cast<int>(si), 1.0});
+      if (ragged_ && s.isLayerPipelined())
+        work.stageFactor.push_back(stage);
+      continue;
+    }
+    const std::vector<int64_t> &lengths = lengths_[st.mask];
+    double done = 0, full = 0;
+    for (const WaferSystem &sys : systems_) {
+      const BatchShard &sh = sys.shard();
+      const std::vector<int64_t> mine(lengths.begin() + sh.begin,
+                                      lengths.begin() + sh.begin + sh.size);
+      const double dense = work_->dense(si, sh.size);
+      double ragged = work_->invariant(si);
+      for (int64_t len : mine)
+        ragged += work_->perSample(si, len);
+      done += ragged;
+      full += dense;
+      if (!s.isLayerPipelined())
+        work.kernelFactor[sys.index()][si] = work_->fraction(si, mine);
+    }
+    kernels.push_back({st.name, static_cast<int>(si), full > 0 ? done / full : 1.0});
+    if (s.isLayerPipelined()) {
+      // Sample s's share: its own iterations plus 1/B of the shared ones,
+      // against 1/B of the dense kernel (one system holds the batch).
+      const double perSampleDense = work_->dense(si, B) / static_cast<double>(B);
+      const double shared = work_->invariant(si) / static_cast<double>(B);
+      if (perSampleDense > 0)
+        for (int64_t smp = 0; smp < B; ++smp)
+          stage[smp] = (work_->perSample(si, lengths[smp]) + shared) / perSampleDense;
+      work.stageFactor.push_back(std::move(stage));
+    }
+  }
+
+  StepTiming t = timing_->simulateStep(work);
+  VtsTiming &v = t.vts.value(); // both models fill it for a VTS schedule
+  v.threshold = vts.threshold;
+  v.kernels = std::move(kernels);
+  for (size_t g = 0; g < vts.masks.size(); ++g) {
+    int64_t valid = 0;
+    for (int64_t len : lengths_[g])
+      valid += len;
+    v.validTokens += valid;
+    v.paddedTokens += B * vts.masks[g].seq;
+    v.validFraction = std::max(v.validFraction, static_cast<double>(valid) /
+                                                    static_cast<double>(B * vts.masks[g].seq));
+  }
+  return t;
+}
+
+} // namespace wsc::rt
