@@ -51,7 +51,7 @@ def modeled_step(prog, lengths, seq, vocab, steps=2):
 
 
 def figure7(args):
-    seq, batch, vocab = 128, 32, 128
+    seq, batch, vocab = 128, 256, 128
     torch.manual_seed(0)
     model = Encoder(vocab=vocab, d=128, heads=4, seq=seq, layers=2)
     prog = compile_encoder(model, batch, seq, vocab, True, "layer_pipelined")
