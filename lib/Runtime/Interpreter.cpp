@@ -109,6 +109,13 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
         c.plan->op = &op;
         c.plan->program = RegionProgram::compile(op, schedule);
         c.plan->where = schedule.source + ": " + k->where + " " + op.name + " (" + op.path + ")";
+        c.plan->batchExtent.assign(op.isReduction.size(), 0);
+        for (size_t m = 0; m < op.operands.size(); ++m) {
+          const ValueSpec &v = schedule.values[op.operands[m]];
+          if (v.batchDim && op.maps[m][*v.batchDim].isDim())
+            c.plan->batchExtent[op.maps[m][*v.batchDim].terms[0].first] =
+                v.shape[*v.batchDim] / schedule.globalBatch;
+        }
       }
       if (op.kind == BodyOpKind::Constant && !op.splat)
         c.globalConstant = buildConstant(op, schedule.values[op.results[0]],
@@ -322,7 +329,7 @@ void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector
         ptrs.push_back(&env[c.operandSlots[i]]);
       for (Tensor &t : outs)
         ptrs.push_back(&t);
-      ExecMode mode = runStructuredOp(*c.plan, ptrs, capture);
+      ExecMode mode = runStructuredOp(*c.plan, ptrs, capture, shard.sampleBegin);
       counts[static_cast<int>(mode)].fetch_add(1, std::memory_order_relaxed);
       for (size_t o = 0; o < outs.size(); ++o)
         env[c.resultSlots[o]] = std::move(outs[o]);
@@ -427,20 +434,27 @@ KernelValues Interpreter::runRaggedKernel(size_t stepIndex, const KernelValues &
 
   std::vector<Tensor> env(k.slotValue.size());
   std::vector<Tensor> ys(numResults);
+  std::vector<Tensor> zeros(numOps); // what later samples read for a partial sum
   for (int64_t b = 0; b < n; ++b) {
     const RunShapes shapes{s, 1, lengths[b]};
     for (size_t i = 0; i < numOps; ++i) {
       const int slot = k.argSlots[i];
       const int arg = st.body.args[i];
       const ValueSpec &v = s.values[st.operands[i]];
+      // A partial sum counts once in the sum over samples: the first sample
+      // reads it, the others zeros (shared, never written in place).
+      const Tensor *dense = &operands.dense[i];
+      if (v.partial && b > 0) {
+        if (!zeros[i].defined())
+          zeros[i] = Tensor::zeros(v.dtype, operands.dense[i].shape());
+        dense = &zeros[i];
+      }
       if (v.ragged)
         env[slot] = operands.ragged[i].sample(b);
-      else if (v.partial && b > 0) // counted once in the sum over samples
-        env[slot] = Tensor::zeros(v.dtype, shapes(arg));
       else if (v.batchDim || s.values[arg].ragged) // the sample's block, or a leading block
-        env[slot] = blockOf(operands.dense[i], sampleOffsets(s, v, b), shapes(arg));
+        env[slot] = blockOf(*dense, sampleOffsets(s, v, b), shapes(arg));
       else
-        env[slot] = operands.dense[i];
+        env[slot] = *dense;
     }
     runOps(s, k, env, shapes, {1, shard.sampleBegin + b}, /*ragged=*/true,
            /*skipInvariant=*/b > 0, counts_);

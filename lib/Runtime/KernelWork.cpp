@@ -3,7 +3,8 @@
 #include "wsc/Runtime/KernelWork.h"
 
 #include "LoopBounds.h"
-#include "SampleDependence.h"
+
+#include <algorithm>
 
 namespace wsc::rt {
 
@@ -34,17 +35,17 @@ double iterations(const Schedule &s, const Step &st, ShapeOf shapeOf, Select sel
 } // namespace
 
 KernelWork::KernelWork(const Schedule &schedule) : schedule_(schedule) {
-  invariantOp_.resize(schedule.steps.size());
+  batchOp_.resize(schedule.steps.size());
   for (size_t i = 0; i < schedule.steps.size(); ++i) {
     const Step &st = schedule.steps[i];
     if (st.kind != StepKind::Kernel || st.mask < 0)
       continue;
-    const SampleDependence dep = analyzeSampleDependence(schedule.values, st);
+    // An op whose loops run over a batch dim scales with the samples.
     for (const BodyOp &op : st.body.ops) {
-      bool same = true;
-      for (int r : op.results)
-        same &= !dep.varies(r);
-      invariantOp_[i].push_back(same);
+      bool batch = false;
+      for (int id : op.operands)
+        batch |= schedule.values[id].batchDim.has_value();
+      batchOp_[i].push_back(batch);
     }
   }
 }
@@ -58,40 +59,45 @@ double KernelWork::dense(size_t step, int64_t localBatch) const {
   return it->second;
 }
 
-double KernelWork::perSample(size_t step, int64_t length) const {
-  const std::vector<bool> &same = invariantOp_.at(step);
-  if (same.empty())
+double KernelWork::count(size_t step, int64_t length, bool batchOps) const {
+  const std::vector<bool> &batch = batchOp_.at(step);
+  if (batch.empty())
     return 0;
-  auto [it, fresh] = perSample_.try_emplace({step, length}, 0.0);
+  auto &memo = batchOps ? perSample_ : shared_;
+  auto [it, fresh] = memo.try_emplace({step, length}, 0.0);
   if (fresh)
     it->second = iterations(
-        schedule_, schedule_.steps[step], [&](int id) { return schedule_.sampleShape(id, length); },
-        [&](size_t op) { return !same[op]; });
+        schedule_, schedule_.steps[step],
+        [&](int id) { return schedule_.sampleShape(id, length); },
+        [&](size_t op) { return batch[op] == batchOps; });
   return it->second;
 }
 
-double KernelWork::invariant(size_t step) const {
-  const std::vector<bool> &same = invariantOp_.at(step);
-  if (same.empty())
-    return 0;
-  auto [it, fresh] = invariant_.try_emplace(step, 0.0);
-  if (fresh) // invariant ops see no ragged value: any length gives their shapes
-    it->second = iterations(
-        schedule_, schedule_.steps[step], [&](int id) { return schedule_.sampleShape(id, 0); },
-        [&](size_t op) { return same[op]; });
-  return it->second;
+double KernelWork::perSample(size_t step, int64_t length) const {
+  return count(step, length, true);
+}
+
+double KernelWork::shared(size_t step, int64_t length) const {
+  return count(step, length, false);
 }
 
 double KernelWork::fraction(size_t step, const std::vector<int64_t> &lengths) const {
-  if (invariantOp_.at(step).empty())
+  if (batchOp_.at(step).empty() || lengths.empty())
     return 1;
   const double full = dense(step, static_cast<int64_t>(lengths.size()));
   if (full <= 0)
     return 1;
-  double work = invariant(step);
+  double work = shared(step, *std::max_element(lengths.begin(), lengths.end()));
   for (int64_t len : lengths)
     work += perSample(step, len);
   return work / full;
+}
+
+double KernelWork::sampleFraction(size_t step, int64_t length) const {
+  if (batchOp_.at(step).empty())
+    return 1;
+  const double full = dense(step, 1);
+  return full > 0 ? (perSample(step, length) + shared(step, length)) / full : 1;
 }
 
 } // namespace wsc::rt

@@ -4,8 +4,9 @@
 // sample to the next if it depends, through the body's def-use chains
 // (region captures and gathers included), on a batch operand, a partial
 // sum over samples (ValueSpec::partial: only the first sample sees it), a
-// batch-sharded constant (it holds the sample's data), or on a value with
-// ragged dims (its shape follows the sample's length). Everything else is
+// batch-sharded constant (it holds the sample's data), linalg.index of a
+// batch loop (the sample's position), or on a value with ragged dims (its
+// shape follows the sample's length). Everything else is
 // the same for every sample: the interpreter computes it once, the work
 // count counts it once, and a non-batch result of that kind is taken from
 // the first sample instead of being summed.
@@ -22,13 +23,17 @@
 namespace wsc::rt {
 
 struct SampleDependence {
-  std::unordered_set<int> onBatch;  // depend on the sample's data
-  std::unordered_set<int> onLength; // depend on the sample's length
+  std::unordered_set<int> onBatch;   // depend on the sample's data
+  std::unordered_set<int> onLength;  // depend on the sample's length
+  std::unordered_set<int> onPartial; // depend on a partial-sum operand
   bool varies(int id) const { return onBatch.count(id) || onLength.count(id); }
 };
 
 /// Analyses kernel step `kernel`, whose values are `values`.
 SampleDependence analyzeSampleDependence(const std::vector<ValueSpec> &values, const Step &kernel);
+
+/// True if linalg op `op` reads linalg.index of a loop over a batch dim.
+bool indexesBatchLoop(const std::vector<ValueSpec> &values, const BodyOp &op);
 
 /// Body values a linalg op's region reads from outside (captures, gathers).
 std::vector<int> regionInputs(const BodyOp &op);

@@ -964,12 +964,18 @@ private:
   }
 
   /// A ragged kernel's non-batch result is a sum over its samples (it
-  /// depends on batch operands) or the same for every sample.
+  /// depends on batch operands) or the same for every sample; its batch
+  /// results do not depend on a partial sum (only the first sample sees it).
   void checkRaggedResults(const Step &st, const std::string &name, const JsonReader &yields) {
     const SampleDependence dep = analyzeSampleDependence(s_.values, st);
     for (size_t i = 0; i < st.results.size(); ++i) {
       const ValueSpec &r = s_.values[st.results[i]];
       const int y = st.body.yields[i];
+      if (r.batchDim && dep.onPartial.count(y))
+        yields[i].error("batch result ", i, " of ragged kernel '", name,
+                        "' depends on a partial sum over samples (a non-batch result of an "
+                        "earlier kernel that depends on the batch), which only the first "
+                        "sample sees");
       if (r.batchDim)
         continue;
       if (dep.onBatch.count(y)) {

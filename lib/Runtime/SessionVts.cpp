@@ -89,31 +89,26 @@ StepTiming Session::simulateTiming() {
       continue;
     }
     const std::vector<int64_t> &lengths = lengths_[st.mask];
+    if (s.isLayerPipelined()) {
+      // Each sample's work through the kernel against a padded sample's.
+      double sum = 0;
+      for (int64_t smp = 0; smp < B; ++smp)
+        sum += stage[smp] = work_->sampleFraction(si, lengths[smp]);
+      kernels.push_back({st.name, static_cast<int>(si), sum / static_cast<double>(B)});
+      work.stageFactor.push_back(std::move(stage));
+      continue;
+    }
     double done = 0, full = 0;
     for (const WaferSystem &sys : systems_) {
       const BatchShard &sh = sys.shard();
       const std::vector<int64_t> mine(lengths.begin() + sh.begin,
                                       lengths.begin() + sh.begin + sh.size);
-      const double dense = work_->dense(si, sh.size);
-      double ragged = work_->invariant(si);
-      for (int64_t len : mine)
-        ragged += work_->perSample(si, len);
-      done += ragged;
+      const double f = work_->fraction(si, mine), dense = work_->dense(si, sh.size);
+      work.kernelFactor[sys.index()][si] = f;
+      done += f * dense;
       full += dense;
-      if (!s.isLayerPipelined())
-        work.kernelFactor[sys.index()][si] = work_->fraction(si, mine);
     }
     kernels.push_back({st.name, static_cast<int>(si), full > 0 ? done / full : 1.0});
-    if (s.isLayerPipelined()) {
-      // Sample s's share: its own iterations plus 1/B of the shared ones,
-      // against 1/B of the dense kernel (one system holds the batch).
-      const double perSampleDense = work_->dense(si, B) / static_cast<double>(B);
-      const double shared = work_->invariant(si) / static_cast<double>(B);
-      if (perSampleDense > 0)
-        for (int64_t smp = 0; smp < B; ++smp)
-          stage[smp] = (work_->perSample(si, lengths[smp]) + shared) / perSampleDense;
-      work.stageFactor.push_back(std::move(stage));
-    }
   }
 
   StepTiming t = timing_->simulateStep(work);

@@ -207,7 +207,8 @@ void storeYield(const RegisterFile &rf, int reg, const Operand &o, int64_t offse
 } // namespace
 
 ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *> &tensors,
-                         const std::function<const Tensor &(int)> &capture) {
+                         const std::function<const Tensor &(int)> &capture,
+                         int64_t sampleBegin) {
   const BodyOp &op = *plan.op;
   const RegionProgram &prog = plan.program;
   const int L = static_cast<int>(op.isReduction.size());
@@ -286,6 +287,12 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
   std::vector<int64_t> idx(L, 0), off(M);
   for (int m = 0; m < M; ++m)
     off[m] = ops[m].access.base;
+  // linalg.index sees global positions along batch loops.
+  std::vector<int64_t> indexBase(L, 0), shown;
+  if (prog.usesIndex() && sampleBegin > 0 && static_cast<int>(plan.batchExtent.size()) == L)
+    for (int d = 0; d < L; ++d)
+      indexBase[d] = sampleBegin * plan.batchExtent[d];
+  const bool shift = std::any_of(indexBase.begin(), indexBase.end(), [](int64_t b) { return b; });
 
   while (true) {
     for (int64_t c = 0; c < rowLen; c += lanes) {
@@ -295,7 +302,12 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
       for (int m = 0; m < M; ++m)
         if (ops[m].loaded && !(reduce && ops[m].isOutput))
           loadArg(rf, argRegs[m], ops[m], off[m] + c * innerStride[m], innerStride[m], n);
-      prog.run(rf, n, idx.data(), innerDim, skip);
+      if (shift) {
+        shown = idx;
+        for (int d = 0; d < L; ++d)
+          shown[d] += indexBase[d];
+      }
+      prog.run(rf, n, shift ? shown.data() : idx.data(), innerDim, skip);
       if (reduce) {
         Operand &o = ops[M - 1];
         const int xr = prog.reduceInput();

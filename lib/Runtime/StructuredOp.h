@@ -31,13 +31,19 @@ struct StructuredPlan {
   const BodyOp *op = nullptr;
   RegionProgram program;
   std::string where; // diagnostic prefix
+  /// Per loop: the per-sample extent of the batch dim it indexes (0 if
+  /// none), so linalg.index of a batch loop can give the global position.
+  std::vector<int64_t> batchExtent;
 };
 
 /// Executes `plan` on `operands` (ins then outs). The outs hold the init
 /// values and are updated in place; the caller guarantees they share no
 /// storage with anything else. `capture(id)` returns a captured rank-0 value.
+/// linalg.index of a batch loop counts from `sampleBegin` samples on (the
+/// shard's or the sample's place in the global batch).
 ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *> &operands,
-                         const std::function<const Tensor &(int)> &capture);
+                         const std::function<const Tensor &(int)> &capture,
+                         int64_t sampleBegin = 0);
 
 } // namespace wsc::rt
 

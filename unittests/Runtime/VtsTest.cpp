@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Runtime/Error.h"
+#include "wsc/Runtime/KernelWork.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Session.h"
 
@@ -470,6 +471,36 @@ TEST(VtsAttention, WorkOfTokensAndOfTheirSquares) {
   EXPECT_EQ(v.validTokens, 16);
 }
 
+TEST(VtsAttention, FullSamplesCostExactlyDense) {
+  // Ops off the batch (weights, gradient sums, leading blocks of tables) are
+  // done once, for the longest sample: a batch without padding costs
+  // exactly the dense kernel, in both timing models.
+  for (const char *name : {"vts_attention.json", "vts_mlp.json", "vts_partial.json"}) {
+    Schedule s = parse(loadDoc(name), 1.0);
+    KernelWork w(s);
+    const int64_t B = s.globalBatch, S = s.vts->masks[0].seq;
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+      if (s.steps[i].kind != StepKind::Kernel || s.steps[i].mask < 0)
+        continue;
+      EXPECT_DOUBLE_EQ(w.fraction(i, std::vector<int64_t>(B, S)), 1.0) << name << " " << i;
+      EXPECT_DOUBLE_EQ(w.sampleFraction(i, S), 1.0) << name << " " << i;
+      EXPECT_LE(w.sampleFraction(i, 1), 1.0) << name << " " << i;
+    }
+  }
+  // stats: 2 pe ([S, D], once), the [len, D] accumulator of sum_b q (once,
+  // for the longest sample), sum_b q and sum_i q (per sample).
+  Schedule s = parse(loadDoc("vts_attention.json"), 1.0);
+  KernelWork w(s);
+  const size_t stats = 5;
+  ASSERT_EQ(s.steps[stats].name, "stats");
+  double tokens = 0;
+  for (int64_t len : kALengths)
+    tokens += static_cast<double>(len);
+  const double ragged = kAS * kAD + 8 * kAD + 2 * tokens * kAD + kAB * kAD;
+  const double dense = kAS * kAD + kAS * kAD + 2 * kAB * kAS * kAD + kAB * kAD;
+  EXPECT_DOUBLE_EQ(w.fraction(stats, kALengths), ragged / dense);
+}
+
 TEST(VtsAttention, SystemsAgree) {
   json doc = loadDoc("vts_attention.json");
   std::vector<Tensor> one = infer(parse(doc, 1.0));
@@ -481,6 +512,104 @@ TEST(VtsAttention, SystemsAgree) {
   // An inference output without batch dim is system 0's (here the sum over
   // its samples), ragged or dense.
   expectClose(two[2].toFloats(), twoDense[2].toFloats(), "qsum");
+}
+
+} // namespace
+
+namespace {
+
+//===-- partial sums read again -------------------------------------------===//
+
+TEST(VtsPartial, PartialSumsCountOnce) {
+  // s1 = sum x; s2 = s1 + sum x^2 (a later ragged kernel reads s1);
+  // s4 = 2 s1 + sum x (through a kernel that is not ragged).
+  const json doc = loadDoc("vts_partial.json");
+  const std::vector<int64_t> lengths = {6, 2, 0, 5};
+  std::vector<float> x = randomTensor({4, 6, 3}, 31).toFloats();
+  for (int64_t b = 0; b < 4; ++b)
+    for (int64_t i = lengths[b]; i < 6; ++i)
+      for (int64_t c = 0; c < 3; ++c)
+        x[(b * 6 + i) * 3 + c] = 0; // dense sums see the pads
+  std::vector<Tensor> in = {Tensor::fromFloats({4, 6, 3}, x), maskOf(lengths, 6, DType::F32)};
+  auto run = [&](double threshold) {
+    Session session(parse(doc, threshold));
+    session.loadWeights({});
+    std::vector<Tensor> out = session.infer(in);
+    EXPECT_EQ(session.lastReport().timing.vts->ragged, threshold == 1.0);
+    return out;
+  };
+  std::vector<Tensor> ragged = run(1.0), dense = run(0.1);
+  std::vector<double> sum(3, 0), squares(3, 0);
+  for (size_t i = 0; i < x.size(); ++i) {
+    sum[i % 3] += x[i];
+    squares[i % 3] += x[i] * x[i];
+  }
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(ragged[0].at(c), sum[c], 1e-5);
+    EXPECT_NEAR(ragged[1].at(c), sum[c] + squares[c], 1e-5);
+    EXPECT_NEAR(ragged[2].at(c), 3 * sum[c], 1e-5);
+  }
+  for (size_t o = 0; o < 3; ++o)
+    expectClose(ragged[o].toFloats(), dense[o].toFloats(), "output");
+}
+
+TEST(VtsPartial, IndexOfTheBatchLoopIsGlobal) {
+  // linalg.index on the batch loop gives the sample's place in the global
+  // batch: on any system, dense, and per sample, ragged.
+  json doc = loadDoc("vts_partial.json");
+  const std::vector<int64_t> lengths = {6, 2, 0, 5};
+  const std::vector<Tensor> in = {randomTensor({4, 6, 3}, 1), maskOf(lengths, 6, DType::F32)};
+  for (int systems : {1, 2, 3}) {
+    doc["systems"] = systems;
+    for (double threshold : {1.0, 0.1}) {
+      Session session(parse(doc, threshold));
+      session.loadWeights({});
+      const std::vector<Tensor> out = session.infer(in);
+      const std::vector<float> ids = out[3].toFloats(), bids = out[4].toFloats();
+      for (int64_t b = 0; b < 4; ++b) {
+        for (int64_t t = 0; t < 6; ++t)
+          if (threshold < 1 || t < lengths[b]) // ragged: pads restored to zero
+            EXPECT_EQ(ids[(b * 6 + t) * 3], 100 * b + t) << systems << " " << threshold;
+        // From no batch operand, yet per sample (never computed once for all).
+        EXPECT_EQ(bids[b * 3 + 1], 100 * b + 1) << systems << " " << threshold;
+      }
+    }
+  }
+}
+
+TEST(VtsPartial, BatchResultsCannotReadPartialSums) {
+  // sum2 also yields x + s1, a per-sample value from a partial sum.
+  json doc = loadDoc("vts_partial.json");
+  json &k = doc["steps"][2];
+  ASSERT_EQ(k["name"], "sum2");
+  const int ax = k["body"]["args"][0], a1 = k["body"]["args"][1];
+  auto like = [&](int id) {
+    json v = doc["values"][id];
+    v["id"] = doc["values"].size();
+    doc["values"].push_back(v);
+    return v["id"].get<int>();
+  };
+  auto scalar = [&]() {
+    const int id = static_cast<int>(doc["values"].size());
+    doc["values"].push_back({{"id", id}, {"shape", json::array()}, {"dtype", "f32"}});
+    return id;
+  };
+  const int e = like(ax), res = like(ax), out = like(ax);
+  const int ra = scalar(), rb = scalar(), ro = scalar(), rr = scalar();
+  k["body"]["ops"].push_back(
+      {{"op", "tensor.empty"}, {"operands", json::array()}, {"results", {e}}});
+  k["body"]["ops"].push_back(
+      {{"op", "linalg"}, {"name", "linalg.generic"}, {"operands", {ax, a1, e}},
+       {"num_inputs", 2}, {"results", {res}}, {"iterators", {"parallel", "parallel", "parallel"}},
+       {"maps", {json::array({d(0), d(1), d(2)}), json::array({d(2)}),
+                 json::array({d(0), d(1), d(2)})}},
+       {"region", {{"args", {ra, rb, ro}},
+                   {"ops", {{{"op", "arith.addf"}, {"operands", {ra, rb}}, {"results", {rr}}}}},
+                   {"yields", {rr}}}}});
+  k["body"]["yields"].push_back(res);
+  k["results"].push_back(out);
+  EXPECT_SCHEDULE_ERROR(doc, "steps[2].body.yields[1]: batch result 1 of ragged kernel 'sum2' "
+                             "depends on a partial sum over samples");
 }
 
 } // namespace

@@ -4,9 +4,10 @@
 // tokens, so the timing models need the work of a ragged kernel relative to
 // its dense run. A kernel's work at given shapes is its iteration count: the
 // sum over its structured (linalg) ops of the product of their loop
-// extents. A ragged kernel runs once per sample; its ops that are the same
-// for every sample (SampleDependence.h) run once per shard and are counted
-// once.
+// extents. In a ragged kernel the ops that read or write a batch value work
+// on each sample; the others (on weights, on gradient sums, on the leading
+// blocks of non-batch tables) are work the wafer does once, not once per
+// sample, even though the emulator repeats some of them per sample.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_KERNELWORK_H
@@ -27,22 +28,29 @@ public:
 
   /// Iterations of kernel step `step` on a shard of `localBatch` samples.
   double dense(size_t step, int64_t localBatch) const;
-  /// Iterations of ragged kernel step `step` for one sample of valid length
-  /// `length`, without the sample-invariant ops.
+  /// Iterations of the ops of ragged kernel step `step` that read or write
+  /// a batch value, for one sample of valid length `length`.
   double perSample(size_t step, int64_t length) const;
-  /// Iterations of the sample-invariant ops of ragged kernel step `step`.
-  double invariant(size_t step) const;
-  /// The time factor of kernel step `step` on a shard whose samples have
-  /// these valid lengths: (sum of perSample + invariant) / dense; 1 for a
-  /// kernel that is not ragged or does no structured work.
+  /// Iterations of its other ops at the shapes of a sample of length
+  /// `length` (only ragged non-batch values depend on it).
+  double shared(size_t step, int64_t length) const;
+  /// Weight streaming: the time factor of kernel step `step` on a shard
+  /// whose samples have these valid lengths, (sum of perSample(len_b) +
+  /// shared(longest)) / dense: exactly 1 for a batch without padding, and
+  /// 1 for a kernel that is not ragged or does no structured work.
   double fraction(size_t step, const std::vector<int64_t> &lengths) const;
+  /// Layer pipelined: the time factor of a sample of valid length `length`
+  /// at kernel step `step`, (perSample + shared) / dense(1): the sample's
+  /// work against one padded sample's.
+  double sampleFraction(size_t step, int64_t length) const;
 
 private:
+  double count(size_t step, int64_t length, bool batchOps) const;
+
   const Schedule &schedule_;
-  std::vector<std::vector<bool>> invariantOp_; // [step][body op]
+  std::vector<std::vector<bool>> batchOp_; // [step][body op]: ragged kernels only
   // Memoized counts (a step sees few distinct lengths); not thread-safe.
-  mutable std::map<std::pair<size_t, int64_t>, double> dense_, perSample_;
-  mutable std::map<size_t, double> invariant_;
+  mutable std::map<std::pair<size_t, int64_t>, double> dense_, perSample_, shared_;
 };
 
 } // namespace wsc::rt

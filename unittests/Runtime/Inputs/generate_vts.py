@@ -15,6 +15,10 @@ builder below, which stands alone so the C++ tests need no Python:
   sample-invariant result and a partial sum, causal scores q k^T over
   [B, S, S] with a [S, S] mask constant, softmax over the keys, p k, and
   restore_padding of the result.
+- vts_partial.json: inference; partial sums over samples read again: by a
+  later ragged kernel (directly, and through a kernel that is not ragged),
+  where only the first sample may see them; and positions from linalg.index
+  (100 b + t), global whichever system or sample runs them.
 """
 
 import json
@@ -342,6 +346,57 @@ def attention():
     return sb.document([mask], threshold=0.9)
 
 
+def partial():
+    B, S, D = 4, 6, 3
+    sb = Schedule("inference", B, S)
+    x = sb.input("x", [B, S, D])
+    mask = sb.input("mask", [B, S])
+    xr = sb.strip(x, [1])
+    red = ["reduction", "reduction", "parallel"]
+    m3 = [d(0), d(1), d(2)]
+
+    def summed(k, ax, square):  # sum over samples and tokens of x (or x^2)
+        return k.linalg("linalg.generic", [ax], k.fill(k.new([D]), 0.0), red, [m3, [d(2)]],
+                        lambda r, a, o: r.addf(o, r.mulf(a, a) if square else a))
+
+    k = sb.kernel("sum1", "s", "forward", [xr])
+    (s1,) = k.finish([summed(k, k.args[0], False)])
+    # s2 = s1 + sum x^2: s1 counts once, not once per sample.
+    k = sb.kernel("sum2", "s", "forward", [xr, s1])
+    ax, a1 = k.args
+    s2 = k.linalg("linalg.generic", [a1, summed(k, ax, True)], k.new([D]), ["parallel"],
+                  [[d(0)], [d(0)], [d(0)]], lambda r, a, b, o: r.addf(a, b))
+    (s2,) = k.finish([s2])
+    # s3 = 2 s1 on a kernel that is not ragged is a partial sum too.
+    k = sb.kernel("double", "s", "forward", [s1], ragged=False)
+    (s3,) = k.finish([k.linalg("linalg.generic", [k.args[0]], k.new([D]), ["parallel"],
+                               [[d(0)], [d(0)]], lambda r, a, o: r.addf(a, a))])
+    k = sb.kernel("sum3", "s", "forward", [xr, s3])
+    ax, a3 = k.args
+    s4 = k.linalg("linalg.generic", [a3, summed(k, ax, False)], k.new([D]), ["parallel"],
+                  [[d(0)], [d(0)], [d(0)]], lambda r, a, b, o: r.addf(a, b))
+    (s4,) = k.finish([s4])
+    # ids[b, t, c] = 100 b + t.
+    k = sb.kernel("ids", "s", "forward", [xr])
+
+    def position(r, a, o):
+        def at(dim):
+            i = r.op("arith.index_cast", [r.op("linalg.index", [], "index", dim=dim)], "i64")
+            return r.op("arith.sitofp", [i], "f32")
+        return r.addf(r.mulf(at(0), r.const(100.0)), at(1))
+    # bids[b, c] = 100 b, from no batch operand: it still differs per sample.
+    ids, bids = k.finish([
+        k.linalg("linalg.generic", [k.args[0]], k.empty(k.args[0]), ["parallel"] * 3,
+                 [m3, m3], position),
+        k.linalg("linalg.generic", [], k.new([B, D], 0), ["parallel"] * 2, [[d(0), d(1)]],
+                 lambda r, o: r.addf(position(r, None, o), r.const(0.0)))])
+    ids = sb.restore(ids)
+    sb.outputs += [{"name": n, "role": "output", "value": v}
+                   for n, v in (("s1", s1), ("s2", s2), ("s4", s4), ("ids", ids),
+                                ("bids", bids))]
+    return sb.document([mask], threshold=0.9)
+
+
 def write(name, doc):
     with open(os.path.join(HERE, name), "w") as f:
         f.write(json.dumps(doc, separators=(",", ":")))
@@ -353,6 +408,7 @@ def main():
     write("vts_mlp.json", doc)
     write("vts_mlp_lp.json", layer_pipelined(doc))
     write("vts_attention.json", attention())
+    write("vts_partial.json", partial())
 
 
 if __name__ == "__main__":
