@@ -1,6 +1,7 @@
 //===- BatchDims.cpp - which tensor dim scales with the batch -------------===//
 
 #include "wsc/Transforms/BatchDims.h"
+#include "Sweep.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -201,39 +202,19 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
     solver.set(arg, 0, func);
   }
   solver.globalBatch = result.globalBatch;
-  // Facts only ever get added, so this terminates. Sweeps alternate
-  // direction so facts flowing forward (from the inputs) and backward (from
-  // consumers) each cross the graph in one sweep: a handful in total.
-  // A kernel is visited before its body (inputs -> block arguments) and
-  // after it (yields -> results), so one sweep crosses it either way.
-  SmallVector<Operation *> ops;
-  for (Operation &op : func.getBody().front()) {
-    auto kernel = llvm::dyn_cast<KernelOp>(op);
-    if (kernel)
-      ops.push_back(kernel);
-    op.walk([&](Operation *nested) {
-      if (nested != kernel.getOperation())
-        ops.push_back(nested);
-    });
-    if (kernel)
-      ops.push_back(kernel);
-  }
-  bool reverse = false;
-  do {
-    solver.changed = false;
-    if (reverse)
-      for (Operation *op : llvm::reverse(ops))
-        solver.visit(op);
-    else
-      for (Operation *op : ops)
-        solver.visit(op);
-    reverse = !reverse;
-    if (solver.conflict)
-      return solver.conflict->emitError(solver.conflictWhy
-                                            ? solver.conflictWhy
-                                            : "a tensor would need two different batch "
-                                              "dims; wsc shards the batch along a single dim");
-  } while (solver.changed);
+  SmallVector<Operation *> ops = sweepOrder(func);
+  if (failed(sweepToFixpoint(
+          ops, [&](Operation *op) { solver.visit(op); },
+          [&] { return std::exchange(solver.changed, false); },
+          [&]() -> LogicalResult {
+            if (!solver.conflict)
+              return success();
+            return solver.conflict->emitError(
+                solver.conflictWhy ? solver.conflictWhy
+                                   : "a tensor would need two different batch dims; wsc "
+                                     "shards the batch along a single dim");
+          })))
+    return failure();
   // Results are gathered from the systems by concatenating along the batch
   // dim, which is only right when nothing is merged outside the batch.
   auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());

@@ -1,6 +1,7 @@
 //===- RaggedDims.cpp - which tensor dims run on valid tokens only --------===//
 
 #include "wsc/Transforms/RaggedDims.h"
+#include "Sweep.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -286,6 +287,8 @@ void Solver::visit(Operation *op) {
     touches |= hasFacts(body.getTerminator()) ||
                llvm::any_of(body.getArguments(), [&](Value v) { return !get(v).empty(); });
   }
+  // Once compiled, every restore must undo a strip.
+  touches |= scope == Scope::Schedule && llvm::isa<RestorePaddingOp>(op);
   if (!touches)
     return;
   Implied implied;
@@ -358,43 +361,38 @@ FailureOr<RaggedDims> RaggedDims::compute(func::FuncOp func, const BatchDims &ba
   });
   if (walk.wasInterrupted())
     return failure();
-  if (!result.mask)
-    return result;
-  // The same sweep order as BatchDims: a kernel before its body (operands to
-  // arguments) and after it (yields to results).
-  SmallVector<Operation *> ops;
-  for (Operation &op : func.getBody().front()) {
-    auto kernel = llvm::dyn_cast<KernelOp>(op);
-    if (kernel)
-      ops.push_back(kernel);
-    op.walk([&](Operation *nested) {
-      Operation *parent = nested->getParentOp();
-      if (nested != kernel.getOperation() && !llvm::isa<YieldOp>(nested) &&
-          !llvm::isa_and_nonnull<linalg::LinalgOp>(parent))
-        ops.push_back(nested);
-    });
-    if (kernel)
-      ops.push_back(kernel);
-  }
-  bool reverse = false;
-  do {
-    solver.changed = false;
-    if (reverse)
-      for (Operation *op : llvm::reverse(ops))
-        solver.visit(op);
-    else
-      for (Operation *op : ops)
-        solver.visit(op);
-    reverse = !reverse;
-    if (solver.error) {
-      InFlightDiagnostic diag = solver.error->emitOpError("cannot run on valid tokens only: ")
-                                << solver.errorWhy;
-      if (scope == Scope::Program)
-        diag << " (and it already shares ragged tensors with other ops; place a "
-                "wsc.restore_padding before it)";
-      return failure();
+  if (!result.mask) {
+    // Once compiled, a restore needs the strip that made its input ragged.
+    if (scope == Scope::Schedule) {
+      WalkResult orphan = func.walk([](RestorePaddingOp restore) {
+        restore.emitOpError("restores padding that no wsc.strip_padding removed");
+        return WalkResult::interrupt();
+      });
+      if (orphan.wasInterrupted())
+        return failure();
     }
-  } while (solver.changed);
+    return result;
+  }
+  // Scalar ops inside linalg bodies are their op's business, and a kernel's
+  // terminator is handled with the kernel.
+  SmallVector<Operation *> ops = sweepOrder(func, [](Operation *op) {
+    return llvm::isa<YieldOp>(op) || llvm::isa_and_nonnull<linalg::LinalgOp>(op->getParentOp());
+  });
+  if (failed(sweepToFixpoint(
+          ops, [&](Operation *op) { solver.visit(op); },
+          [&] { return std::exchange(solver.changed, false); },
+          [&]() -> LogicalResult {
+            if (!solver.error)
+              return success();
+            InFlightDiagnostic diag =
+                solver.error->emitOpError("cannot run on valid tokens only: ")
+                << solver.errorWhy;
+            if (scope == Scope::Program)
+              diag << " (and it already shares ragged tensors with other ops; place a "
+                      "wsc.restore_padding before it)";
+            return diag;
+          })))
+    return failure();
   LLVM_DEBUG(llvm::dbgs() << result.dims.size() << " ragged tensors, "
                           << result.blocked.size() << " boundaries\n");
   return result;

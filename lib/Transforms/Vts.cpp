@@ -62,6 +62,9 @@ public:
   /// Grows the region until every crossing is a strip or restore over the
   /// mask's dims; fills `region` and `crossings`.
   LogicalResult analyze();
+  /// Fails at the first op that would need a strip or restore before the
+  /// mask they take is computed.
+  LogicalResult checkMaskComesFirst();
   void rewrite();
   /// The largest valid fraction for which stripping saves time, and the
   /// fraction of the dense work that runs ragged.
@@ -143,6 +146,22 @@ LogicalResult VtsRewriter::analyze() {
     LLVM_DEBUG(llvm::dbgs() << "inexpressible crossing at " << blocker->getName()
                             << "; it becomes a boundary\n");
   }
+}
+
+LogicalResult VtsRewriter::checkMaskComesFirst() {
+  Operation *maskDef = region->getMask().getDefiningOp();
+  if (!maskDef)
+    return success();
+  for (const Crossing &crossing : crossings)
+    for (OpOperand *use : crossing.uses)
+      if (use->getOwner()->isBeforeInBlock(maskDef)) {
+        InFlightDiagnostic diag = use->getOwner()->emitOpError(
+            "would run on valid tokens before the padding mask is computed; compute "
+            "the mask first (or pass it in as an input)");
+        diag.attachNote(maskDef->getLoc()) << "the mask";
+        return diag;
+      }
+  return success();
 }
 
 void VtsRewriter::rewrite() {
@@ -249,7 +268,7 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
                                 << restores << " restore_padding ops";
       return success();
     }
-    if (failed(rewriter.analyze()))
+    if (failed(rewriter.analyze()) || failed(rewriter.checkMaskComesFirst()))
       return failure();
     if (failed(checkShardable(func, *batch, /*systems=*/0)))
       return failure();

@@ -312,11 +312,27 @@ def test_enable_vts_undoes_disable_vts():
     torch.manual_seed(0)
     model = Encoder()
     wsc.nn.disable_vts(model)
-    wsc.nn.disable_vts(model)  # idempotent: one pair of hooks
-    assert len(model._forward_pre_hooks) == 1 and len(model._forward_hooks) == 1
+    wsc.nn.disable_vts(model)  # idempotent
+    assert markers(export(model)) == []
     assert wsc.nn.enable_vts(model) is model
-    assert len(model._forward_pre_hooks) == 0 and len(model._forward_hooks) == 0
+    assert "forward" not in vars(model)
     assert len(markers(export(model))) == 4
+
+
+def test_a_deep_copy_of_a_disabled_module_runs_its_own_forward():
+    torch.manual_seed(0)
+    model = wsc.nn.disable_vts(Probe())
+    clone = copy.deepcopy(model)
+    clone(torch.zeros(1))
+    assert clone.seen == [False] and model.seen == []
+    assert markers(export(copy.deepcopy(wsc.nn.disable_vts(Encoder())))) == []
+
+
+def test_disable_vts_rejects_a_patched_forward():
+    model = Probe()
+    model.forward = lambda x: x
+    with pytest.raises(ValueError, match="has its own forward attribute"):
+        wsc.nn.disable_vts(model)
 
 
 class Probe(nn.Module):
@@ -404,14 +420,14 @@ def test_a_caught_exception_in_a_disabled_child():
     assert model.seen == [True]
 
 
-class RemovesItsHooks(nn.Module):
+class EnablesItself(nn.Module):
     def forward(self, x):
-        wsc.nn.enable_vts(self)  # the post hook will not run this time
+        wsc.nn.enable_vts(self)  # mid-call: this call still ends its region
         return x
 
 
-def test_hooks_removed_mid_forward_do_not_leave_vts_off():
-    model = wsc.nn.disable_vts(RemovesItsHooks())
+def test_enable_vts_mid_forward_does_not_leave_vts_off():
+    model = wsc.nn.disable_vts(EnablesItself())
     model(torch.zeros(1))
     assert wsc.nn.vts_enabled()
 

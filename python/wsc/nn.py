@@ -24,8 +24,8 @@ the markers are plain identities and leave nothing in the captured graph.
 """
 
 import contextlib
-import sys
 import threading
+import types
 
 import torch
 
@@ -55,72 +55,50 @@ def restore_padding(x: torch.Tensor, mask: torch.Tensor, seq_dim: int = 1) -> to
 
 # ------------------------------------------------------------ opting out
 #
-# Each thread keeps a stack of the regions that turned VTS off: a disabled
-# module's forward (its pre hook pushes, its post hook pops) or a
-# vts_disabled() block. VTS is on when the stack is empty, so the stack's
-# depth is the nesting count and re-entering a module is fine.
-#
-# A forward that raises never runs its post hook, and neither does one
-# whose hooks are removed mid-call. So a module's entry also remembers the
-# Python frame of that module call, and entries whose frame is no longer
-# running are dropped: the count cannot leak past the call.
+# A per-thread depth counts the regions that turned VTS off. A disabled
+# module's forward runs inside vts_disabled(), whose `finally` restores the
+# count whatever happens in the forward. The instance's forward is a method
+# bound to the module (types.MethodType), so deepcopy and pickling rebind it
+# to the copy.
 
 
-class _Region:
-    __slots__ = ("owner", "frame")
-
-    def __init__(self, owner, frame):
-        self.owner = owner  # the disabled module, or None for vts_disabled()
-        self.frame = frame  # the module call's frame; None: popped explicitly
-
-
-class _Regions(threading.local):
+class _Depth(threading.local):
     def __init__(self):
-        self.stack = []
+        self.value = 0
 
 
-_regions = _Regions()
-
-
-def _running_frames():
-    frames, frame = set(), sys._getframe(1)
-    while frame is not None:
-        frames.add(id(frame))
-        frame = frame.f_back
-    return frames
-
-
-def _drop_finished():
-    stack = _regions.stack
-    if any(r.frame is not None for r in stack):
-        # Comparing ids is sound: a region keeps its frame object alive.
-        running = _running_frames()
-        stack[:] = [r for r in stack if r.frame is None or id(r.frame) in running]
+_depth = _Depth()
 
 
 def vts_enabled() -> bool:
     """Whether strip/restore called here would mark anything (False inside a
     disabled module or a ``vts_disabled()`` block)."""
-    _drop_finished()
-    return not _regions.stack
+    return _depth.value == 0
 
 
-def _enter_disabled(module, inputs):
-    # Called by Module.__call__; frame 1 is that call, alive until it returns.
-    _drop_finished()
-    _regions.stack.append(_Region(module, sys._getframe(1)))
+@contextlib.contextmanager
+def vts_disabled():
+    """A block of code in which VTS is off (strip/restore are identities)."""
+    _depth.value += 1
+    try:
+        yield
+    finally:
+        _depth.value -= 1
 
 
-def _leave_disabled(module, inputs, output):
-    stack = _regions.stack
-    for i in range(len(stack) - 1, -1, -1):  # innermost call of this module
-        if stack[i].owner is module:
-            del stack[i]
-            break
+def _forward_without_vts(self, *args, **kwargs):
+    with vts_disabled():
+        return type(self).forward(self, *args, **kwargs)
 
 
-def _is_ours(hooks, hook) -> bool:
-    return any(h is hook for h in hooks.values())
+def _check_module(module, what):
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"{what} expects a torch.nn.Module, got {type(module).__name__}")
+    own = module.__dict__.get("forward")
+    if own is not None and getattr(own, "__func__", None) is not _forward_without_vts:
+        raise ValueError(f"{what}: this {type(module).__name__} has its own forward attribute; "
+                         "call it inside wsc.nn.vts_disabled() instead")
+    return own is not None
 
 
 def disable_vts(module: torch.nn.Module) -> torch.nn.Module:
@@ -129,35 +107,13 @@ def disable_vts(module: torch.nn.Module) -> torch.nn.Module:
 
     Returns ``module``. Calling it again is a no-op; ``enable_vts`` undoes it.
     """
-    if not isinstance(module, torch.nn.Module):
-        raise TypeError(f"disable_vts expects a torch.nn.Module, got {type(module).__name__}")
-    if not _is_ours(module._forward_pre_hooks, _enter_disabled):
-        module.register_forward_pre_hook(_enter_disabled)
-        module.register_forward_hook(_leave_disabled)
+    if not _check_module(module, "disable_vts"):
+        module.forward = types.MethodType(_forward_without_vts, module)
     return module
 
 
 def enable_vts(module: torch.nn.Module) -> torch.nn.Module:
     """Undo ``disable_vts(module)``; returns ``module``."""
-    if not isinstance(module, torch.nn.Module):
-        raise TypeError(f"enable_vts expects a torch.nn.Module, got {type(module).__name__}")
-    for hooks, hook in ((module._forward_pre_hooks, _enter_disabled),
-                        (module._forward_hooks, _leave_disabled)):
-        for key in [k for k, h in hooks.items() if h is hook]:
-            del hooks[key]
+    if _check_module(module, "enable_vts"):
+        del module.forward
     return module
-
-
-@contextlib.contextmanager
-def vts_disabled():
-    """A block of code in which VTS is off (strip/restore are identities)."""
-    region = _Region(None, None)
-    _regions.stack.append(region)
-    try:
-        yield
-    finally:
-        stack = _regions.stack
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i] is region:
-                del stack[i]
-                break

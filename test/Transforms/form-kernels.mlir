@@ -159,3 +159,35 @@ func.func @side_effects(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf3
   %m = memref.alloc() : memref<2xf32>
   return %x : tensor<2xf32>
 }
+
+// -----
+
+// Variable tensor shape: a strip and a restore stay steps between kernels,
+// even when the ops on both sides belong to one layer (its kernel splits).
+// SPLIT-LABEL: func.func @padding_steps
+// SPLIT: %[[S:.*]] = wsc.strip_padding %arg1, %arg2
+// SPLIT: %[[K:.*]] = wsc.kernel "fc.fwd" {{.*}}(%[[S]], %arg0)
+// SPLIT: %[[R:.*]] = wsc.restore_padding %[[K]], %arg2
+// SPLIT: wsc.kernel "fc.fwd.1" {{.*}}(%[[R]], %arg0)
+func.func @padding_steps(%w: tensor<4xf32> {wsc.param = "fc.weight"}, %x: tensor<2x8x4xf32> {wsc.input = 0 : i64},
+                         %mask: tensor<2x8xi1> {wsc.input = 1 : i64}) -> (tensor<2x8x4xf32> {wsc.output = 0 : i64}) {
+  %s = wsc.strip_padding %x, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  %e = tensor.empty() : tensor<2x8x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %w : tensor<2x8x4xf32>, tensor<4xf32>) outs(%e : tensor<2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x4xf32>
+  %r = wsc.restore_padding %y, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  %e2 = tensor.empty() : tensor<2x8x4xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r, %w : tensor<2x8x4xf32>, tensor<4xf32>) outs(%e2 : tensor<2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.addf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x4xf32>
+  return %z : tensor<2x8x4xf32>
+}

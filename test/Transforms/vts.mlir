@@ -1,4 +1,8 @@
 // RUN: wsc-opt %s -split-input-file --wsc-vts -verify-diagnostics | FileCheck %s
+// RUN: not wsc-opt %s --wsc-vts=mode=sometimes 2>&1 | FileCheck %s --check-prefix=MODE
+// RUN: not wsc-opt %s --wsc-vts=expected-valid-fraction=1.5 2>&1 | FileCheck %s --check-prefix=FRACTION
+// MODE: error: wsc-vts: mode must be on, off or auto, got 'sometimes'
+// FRACTION: error: wsc-vts: expected-valid-fraction must be in (0, 1], got 1.5
 // The negative cases at the end fail in every mode, hence `not`.
 // RUN: not wsc-opt %s -split-input-file --wsc-vts=mode=off 2>/dev/null | FileCheck %s --check-prefix=OFF
 // RUN: not wsc-opt %s -split-input-file --wsc-vts="expected-valid-fraction=1.0" 2>/dev/null | FileCheck %s --check-prefix=DENSE
@@ -162,6 +166,56 @@ func.func @scores(%q: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor<2x8
 
 // -----
 
+// A slice that starts past a sample's first token, and a reshape that would
+// put the hidden dim outside the sequence, cannot run on each sample's
+// prefix: the transposed tensor is restored, and the slice reads the
+// unstripped input.
+// CHECK-LABEL: func.func @boundaries
+// CHECK: %[[S:.*]] = wsc.strip_padding %arg0, %arg1
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[S]]
+// CHECK: %[[R1:.*]] = wsc.restore_padding %[[T]], %arg1 {seq_dim = 2 : i64}
+// CHECK: tensor.collapse_shape %[[R1]]
+// CHECK: tensor.extract_slice %arg0[0, 1, 0]
+func.func @boundaries(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor<2x8xi1> {wsc.input = 1 : i64})
+    -> (tensor<2x32xf32> {wsc.output = 0 : i64}, tensor<2x7x4xf32> {wsc.output = 1 : i64}) {
+  // expected-remark @-2 {{VTS: 100% of the step's work runs on valid tokens only, between 1 strip_padding and 1 restore_padding ops}}
+  %s = wsc.strip_padding %x, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  %e = tensor.empty() : tensor<2x4x8xf32>
+  %t = linalg.transpose ins(%s : tensor<2x8x4xf32>) outs(%e : tensor<2x4x8xf32>) permutation = [0, 2, 1]
+  %flat = tensor.collapse_shape %t [[0], [1, 2]] : tensor<2x4x8xf32> into tensor<2x32xf32>
+  %next = tensor.extract_slice %s[0, 1, 0] [2, 7, 4] [1, 1, 1] : tensor<2x8x4xf32> to tensor<2x7x4xf32>
+  return %flat, %next : tensor<2x32xf32>, tensor<2x7x4xf32>
+}
+
+// -----
+
+// The strip would move before the op that computes the mask.
+func.func @late_mask(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %ids: tensor<2x8xi64> {wsc.input = 1 : i64})
+    -> (tensor<2x8x4xf32> {wsc.output = 0 : i64}) {
+  %e = tensor.empty() : tensor<2x8x4xf32>
+  // expected-error @+1 {{would run on valid tokens before the padding mask is computed; compute the mask first (or pass it in as an input)}}
+  %sq = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x8x4xf32>) outs(%e : tensor<2x8x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x4xf32>
+  %e2 = tensor.empty() : tensor<2x8xi1>
+  // expected-note @+1 {{the mask}}
+  %mask = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<2x8xi64>) outs(%e2 : tensor<2x8xi1>) {
+  ^bb0(%a: i64, %o: i1):
+    %zero = arith.constant 0 : i64
+    %v = arith.cmpi ne, %a, %zero : i64
+    linalg.yield %v : i1
+  } -> tensor<2x8xi1>
+  %s = wsc.strip_padding %sq, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  %r = wsc.restore_padding %s, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  return %r : tensor<2x8x4xf32>
+}
+
+// -----
+
 // Batch statistics (a mean over the whole batch fed back into each sample)
 // would differ when each sample runs on its own.
 func.func @batch_mean(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor<2x8xi1> {wsc.input = 1 : i64})
@@ -230,4 +284,31 @@ func.func @formed(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %m: tensor<2x8xi1
     wsc.yield %a : tensor<2x8x4xf32>
   }
   return %k : tensor<2x8x4xf32>
+}
+
+// -----
+
+// An op that already passed ragged facts on and then meets a ragged operand
+// it reads through a compound index cannot become a boundary any more.
+func.func @late_conflict(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %y: tensor<2x8xf32> {wsc.input = 1 : i64},
+                         %mask: tensor<2x8xi1> {wsc.input = 2 : i64}) -> (tensor<2x8x4xf32> {wsc.output = 0 : i64}) {
+  %s = wsc.strip_padding %x, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  %e = tensor.empty() : tensor<2x8x4xf32>
+  // expected-error @+1 {{cannot run on valid tokens only: it indexes a ragged dim with a compound expression (and it already shares ragged tensors with other ops; place a wsc.restore_padding before it)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2 * 2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %y : tensor<2x8x4xf32>, tensor<2x8xf32>) outs(%e : tensor<2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x4xf32>
+  %e2 = tensor.empty() : tensor<2x8x4xf32>
+  %r2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                        iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y, %r : tensor<2x8xf32>, tensor<2x8x4xf32>) outs(%e2 : tensor<2x8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.addf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x4xf32>
+  return %r2 : tensor<2x8x4xf32>
 }

@@ -18,6 +18,8 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -210,6 +212,16 @@ inline Tensor randomTensor(const Shape &shape, uint32_t seed, float lo = -1, flo
 /// Source directory of the test inputs (set by CMake).
 inline std::string inputPath(const std::string &name) {
   return std::string(WSC_RUNTIME_TEST_INPUTS) + "/" + name;
+}
+
+/// A JSON test input (Inputs/`name`) as a document.
+inline json loadJsonInput(const std::string &name) {
+  std::ifstream in(inputPath(name));
+  if (!in)
+    throw std::runtime_error("cannot open test input " + inputPath(name));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str());
 }
 
 /// The message parsing a schedule fails with ("" if it parses).

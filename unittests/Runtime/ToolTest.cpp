@@ -66,6 +66,29 @@ TEST_F(Tool, TrainsAndWritesOutputs) {
   EXPECT_EQ(w2.metadata.at("steps"), "3");
 }
 
+TEST_F(Tool, ReportsVariableTensorShape) {
+  writeSafeTensors(path("w.safetensors"),
+                   {{"fc.weight", randomTensor({3, 5}, 1)}, {"fc.bias", randomTensor({3}, 2)}});
+  // Lengths 6, 3, 1, 2: 12 of 24 tokens valid, under the threshold 0.9.
+  std::vector<float> mask(24, 0.0f);
+  const int lengths[] = {6, 3, 1, 2};
+  for (int b = 0; b < 4; ++b)
+    for (int t = 0; t < lengths[b]; ++t)
+      mask[b * 6 + t] = 1.0f;
+  writeSafeTensors(path("d.safetensors"), {{"x", randomTensor({4, 6, 5}, 3)},
+                                           {"target", randomTensor({4, 6, 3}, 4)},
+                                           {"mask", Tensor::fromFloats({4, 6}, mask)}});
+  Result r = run(inputPath("vts_mlp.json") + " --weights " + path("w.safetensors") + " --data " +
+                 path("d.safetensors") + " --report " + path("r.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "vts ragged 50.0% valid");
+  json vts = json::parse(slurp(path("r.json")))["steps"][0]["vts"];
+  EXPECT_EQ(vts["ragged"], true);
+  EXPECT_EQ(vts["valid_tokens"], 12);
+  EXPECT_EQ(vts["padded_tokens"], 24);
+  EXPECT_LT(vts["compute_s"].get<double>(), vts["dense_compute_s"].get<double>());
+}
+
 TEST_F(Tool, Inference) {
   writeSafeTensors(path("w.safetensors"),
                    {{"fc0.weight", randomTensor({5, 4}, 1)}, {"fc0.bias", randomTensor({5}, 2)},

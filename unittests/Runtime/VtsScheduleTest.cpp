@@ -23,15 +23,8 @@ using namespace wsc::rt::test;
 
 namespace {
 
-json loadDoc(const std::string &name) {
-  std::ifstream in(inputPath(name));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
-}
-
-json mlp() { return loadDoc("vts_mlp.json"); }
-json attention() { return loadDoc("vts_attention.json"); }
+json mlp() { return loadJsonInput("vts_mlp.json"); }
+json attention() { return loadJsonInput("vts_attention.json"); }
 
 size_t stepOf(const json &doc, const std::string &op, const std::string &name = "") {
   for (size_t i = 0; i < doc["steps"].size(); ++i) {
@@ -62,7 +55,7 @@ std::string at(size_t step) { return "steps[" + std::to_string(step) + "]"; }
 TEST(VtsSchedule, ValidSchedulesParse) {
   EXPECT_EQ(scheduleErrorOf(mlp()), "");
   EXPECT_EQ(scheduleErrorOf(attention()), "");
-  EXPECT_EQ(scheduleErrorOf(loadDoc("vts_mlp_lp.json")), "");
+  EXPECT_EQ(scheduleErrorOf(loadJsonInput("vts_mlp_lp.json")), "");
   Schedule s = parseSchedule(mlp().dump(), "m.json");
   ASSERT_TRUE(s.vts);
   EXPECT_EQ(s.vts->firstStep, 2);
@@ -336,7 +329,7 @@ TEST(VtsSchedule, MutatedSchedulesThrowOnlyErrors) {
   std::mt19937 gen(4321);
   int accepted = 0, ran = 0;
   for (const char *name : {"vts_mlp.json", "vts_attention.json", "vts_mlp_lp.json"}) {
-    const json base = loadDoc(name);
+    const json base = loadJsonInput(name);
     for (int iter = 0; iter < 400; ++iter) {
       json doc = base;
       std::vector<json *> nodes;

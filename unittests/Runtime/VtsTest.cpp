@@ -27,13 +27,6 @@ using namespace wsc::rt::test;
 
 namespace {
 
-json loadDoc(const std::string &name) {
-  std::ifstream in(inputPath(name));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
-}
-
 Schedule parse(json doc, double threshold) {
   doc["vts"]["threshold"] = threshold;
   return parseSchedule(doc.dump(), "vts.json");
@@ -101,7 +94,7 @@ void expectSameTraining(const Trained &a, const Trained &b) {
 }
 
 TEST(VtsMlp, RaggedTrainingMatchesDense) {
-  const json doc = loadDoc("vts_mlp.json");
+  const json doc = loadJsonInput("vts_mlp.json");
   Trained ragged = train(parse(doc, 1.0), 3), dense = train(parse(doc, 0.4), 3);
   ASSERT_TRUE(ragged.report.timing.vts && dense.report.timing.vts);
   EXPECT_TRUE(ragged.report.timing.vts->ragged);
@@ -116,7 +109,7 @@ TEST(VtsMlp, RaggedTrainingMatchesDense) {
 }
 
 TEST(VtsMlp, RandomLengths) {
-  const json doc = loadDoc("vts_mlp.json");
+  const json doc = loadJsonInput("vts_mlp.json");
   std::mt19937 gen(7);
   for (int trial = 0; trial < 8; ++trial) {
     std::vector<int64_t> lengths;
@@ -127,7 +120,7 @@ TEST(VtsMlp, RandomLengths) {
 }
 
 TEST(VtsMlp, ThresholdIsInclusive) {
-  const json doc = loadDoc("vts_mlp.json");
+  const json doc = loadJsonInput("vts_mlp.json");
   EXPECT_TRUE(train(parse(doc, 0.5), 1).report.timing.vts->ragged);
   EXPECT_FALSE(train(parse(doc, 0.49), 1).report.timing.vts->ragged);
   // Full samples: the fraction is 1, ragged only at threshold 1.
@@ -154,7 +147,7 @@ json withoutVts(json doc) {
 }
 
 TEST(VtsMlp, DenseStepIsTheScheduleWithoutVts) {
-  const json doc = loadDoc("vts_mlp.json");
+  const json doc = loadJsonInput("vts_mlp.json");
   Trained dense = train(parse(doc, 0.4), 2);
   Trained plain = train(parseSchedule(withoutVts(doc).dump(), "plain.json"), 2);
   EXPECT_EQ(dense.losses, plain.losses);
@@ -166,7 +159,7 @@ TEST(VtsMlp, DenseStepIsTheScheduleWithoutVts) {
 
 TEST(VtsMlp, MaskComputedByAStep) {
   // The mask comes out of a step (here a layout_convert) before the strips.
-  json doc = loadDoc("vts_mlp.json");
+  json doc = loadJsonInput("vts_mlp.json");
   const int m = static_cast<int>(doc["values"].size());
   json v = doc["values"][2];
   v["id"] = m;
@@ -177,11 +170,11 @@ TEST(VtsMlp, MaskComputedByAStep) {
   Trained t = train(parse(doc, 1.0), 2);
   EXPECT_TRUE(t.report.timing.vts->ragged);
   EXPECT_EQ(t.report.timing.vts->validTokens, 12);
-  expectSameTraining(t, train(parse(loadDoc("vts_mlp.json"), 1.0), 2));
+  expectSameTraining(t, train(parse(loadJsonInput("vts_mlp.json"), 1.0), 2));
 }
 
 TEST(VtsMlp, EverySystemPacksItsOwnSamples) {
-  json doc = loadDoc("vts_mlp.json");
+  json doc = loadJsonInput("vts_mlp.json");
   Trained one = train(parse(doc, 1.0), 2);
   doc["systems"] = 3; // shards {0, 1}, {2}, {3}: one system holds only a len-0 sample
   Trained three = train(parse(doc, 1.0), 2);
@@ -192,7 +185,7 @@ TEST(VtsMlp, EverySystemPacksItsOwnSamples) {
 TEST(VtsMlp, EmptyBatch) {
   // Every sample has length 0: zero-size tensors everywhere, zero loss and
   // gradients, weights unchanged.
-  Trained t = train(parse(loadDoc("vts_mlp.json"), 0.9), 1, {0, 0, 0, 0});
+  Trained t = train(parse(loadJsonInput("vts_mlp.json"), 0.9), 1, {0, 0, 0, 0});
   EXPECT_TRUE(t.report.timing.vts->ragged);
   EXPECT_EQ(t.losses[0], 0.0);
   for (const auto &[name, w] : mlpWeights())
@@ -201,7 +194,7 @@ TEST(VtsMlp, EmptyBatch) {
 }
 
 TEST(VtsMlp, NonPrefixMaskIsAnError) {
-  Session session(parse(loadDoc("vts_mlp.json"), 0.9));
+  Session session(parse(loadJsonInput("vts_mlp.json"), 0.9));
   session.loadWeights(mlpWeights());
   std::vector<Tensor> in = mlpInputs(kLengths, 1);
   std::vector<float> m = in[2].toFloats();
@@ -226,7 +219,7 @@ TEST(VtsMlp, NonPrefixMaskIsAnError) {
 
 TEST(VtsMlp, SeveralMaskGroups) {
   // A second group masks a second input; the step's fraction is the larger.
-  json doc = loadDoc("vts_mlp.json");
+  json doc = loadJsonInput("vts_mlp.json");
   const int m2 = static_cast<int>(doc["values"].size());
   json v = doc["values"][2];
   v["id"] = m2;
@@ -256,7 +249,7 @@ TEST(VtsMlp, SeveralMaskGroups) {
 TEST(VtsMlp, FirstTokenOfAnEmptySampleIsAnError) {
   // The loss kernel also takes y[:, 0:1, :] (a dense piece of a ragged dim):
   // fine while every sample has a token, an error for an empty one.
-  json doc = loadDoc("vts_mlp.json");
+  json doc = loadJsonInput("vts_mlp.json");
   json &loss = doc["steps"][6];
   const int y = loss["body"]["args"][0];
   const int first = static_cast<int>(doc["values"].size());
@@ -280,7 +273,7 @@ TEST(VtsMlp, FirstTokenOfAnEmptySampleIsAnError) {
 }
 
 TEST(VtsMlp, TimingModelChecksTheWork) {
-  Schedule s = parse(loadDoc("vts_mlp.json"), 1.0);
+  Schedule s = parse(loadJsonInput("vts_mlp.json"), 1.0);
   TimingModel m(s);
   StepWork w;
   w.kernelFactor = {std::vector<double>(s.steps.size(), 1.0), {}};
@@ -313,7 +306,7 @@ double kernelWork(const VtsTiming &v, const std::string &name) {
 }
 
 TEST(VtsMlp, KernelTimeShrinksWithValidTokens) {
-  const json doc = loadDoc("vts_mlp.json");
+  const json doc = loadJsonInput("vts_mlp.json");
   Session session(parse(doc, 1.0));
   session.loadWeights(mlpWeights());
   session.step(mlpInputs(kLengths, 1));
@@ -354,7 +347,7 @@ TEST(VtsMlp, KernelTimeShrinksWithValidTokens) {
 }
 
 TEST(VtsMlp, SystemsWithFewerTokensFinishFirst) {
-  json doc = loadDoc("vts_mlp.json");
+  json doc = loadJsonInput("vts_mlp.json");
   doc["systems"] = 2; // lengths {6, 2} and {0, 4}
   Session session(parse(doc, 1.0));
   session.loadWeights(mlpWeights());
@@ -375,10 +368,10 @@ TEST(VtsMlp, SystemsWithFewerTokensFinishFirst) {
 }
 
 TEST(VtsMlp, LayerPipelinedTwin) {
-  const json lp = loadDoc("vts_mlp_lp.json");
+  const json lp = loadJsonInput("vts_mlp_lp.json");
   Trained ragged = train(parse(lp, 1.0), 2), dense = train(parse(lp, 0.4), 2);
   expectSameTraining(ragged, dense);
-  expectSameTraining(ragged, train(parse(loadDoc("vts_mlp.json"), 1.0), 2));
+  expectSameTraining(ragged, train(parse(loadJsonInput("vts_mlp.json"), 1.0), 2));
 
   Session session(parse(lp, 1.0));
   session.loadWeights(mlpWeights());
@@ -428,7 +421,7 @@ std::vector<Tensor> infer(Schedule s, StepReport *report = nullptr) {
 }
 
 TEST(VtsAttention, RaggedMatchesDenseOnValidPositions) {
-  const json doc = loadDoc("vts_attention.json");
+  const json doc = loadJsonInput("vts_attention.json");
   StepReport rr, dr;
   std::vector<Tensor> ragged = infer(parse(doc, 1.0), &rr), dense = infer(parse(doc, 0.2), &dr);
   EXPECT_TRUE(rr.timing.vts->ragged);
@@ -459,7 +452,7 @@ TEST(VtsAttention, RaggedMatchesDenseOnValidPositions) {
 
 TEST(VtsAttention, WorkOfTokensAndOfTheirSquares) {
   StepReport report;
-  infer(parse(loadDoc("vts_attention.json"), 1.0), &report);
+  infer(parse(loadJsonInput("vts_attention.json"), 1.0), &report);
   const VtsTiming &v = *report.timing.vts;
   double tokens = 0, squares = 0;
   for (int64_t len : kALengths) {
@@ -476,7 +469,7 @@ TEST(VtsAttention, FullSamplesCostExactlyDense) {
   // done once, for the longest sample: a batch without padding costs
   // exactly the dense kernel, in both timing models.
   for (const char *name : {"vts_attention.json", "vts_mlp.json", "vts_partial.json"}) {
-    Schedule s = parse(loadDoc(name), 1.0);
+    Schedule s = parse(loadJsonInput(name), 1.0);
     KernelWork w(s);
     const int64_t B = s.globalBatch, S = s.vts->masks[0].seq;
     for (size_t i = 0; i < s.steps.size(); ++i) {
@@ -489,7 +482,7 @@ TEST(VtsAttention, FullSamplesCostExactlyDense) {
   }
   // stats: 2 pe ([S, D], once), the [len, D] accumulator of sum_b q (once,
   // for the longest sample), sum_b q and sum_i q (per sample).
-  Schedule s = parse(loadDoc("vts_attention.json"), 1.0);
+  Schedule s = parse(loadJsonInput("vts_attention.json"), 1.0);
   KernelWork w(s);
   const size_t stats = 5;
   ASSERT_EQ(s.steps[stats].name, "stats");
@@ -502,7 +495,7 @@ TEST(VtsAttention, FullSamplesCostExactlyDense) {
 }
 
 TEST(VtsAttention, SystemsAgree) {
-  json doc = loadDoc("vts_attention.json");
+  json doc = loadJsonInput("vts_attention.json");
   std::vector<Tensor> one = infer(parse(doc, 1.0));
   doc["systems"] = 2;
   std::vector<Tensor> two = infer(parse(doc, 1.0)), twoDense = infer(parse(doc, 0.2));
@@ -523,7 +516,7 @@ namespace {
 TEST(VtsPartial, PartialSumsCountOnce) {
   // s1 = sum x; s2 = s1 + sum x^2 (a later ragged kernel reads s1);
   // s4 = 2 s1 + sum x (through a kernel that is not ragged).
-  const json doc = loadDoc("vts_partial.json");
+  const json doc = loadJsonInput("vts_partial.json");
   const std::vector<int64_t> lengths = {6, 2, 0, 5};
   std::vector<float> x = randomTensor({4, 6, 3}, 31).toFloats();
   for (int64_t b = 0; b < 4; ++b)
@@ -556,7 +549,7 @@ TEST(VtsPartial, PartialSumsCountOnce) {
 TEST(VtsPartial, IndexOfTheBatchLoopIsGlobal) {
   // linalg.index on the batch loop gives the sample's place in the global
   // batch: on any system, dense, and per sample, ragged.
-  json doc = loadDoc("vts_partial.json");
+  json doc = loadJsonInput("vts_partial.json");
   const std::vector<int64_t> lengths = {6, 2, 0, 5};
   const std::vector<Tensor> in = {randomTensor({4, 6, 3}, 1), maskOf(lengths, 6, DType::F32)};
   for (int systems : {1, 2, 3}) {
@@ -579,7 +572,7 @@ TEST(VtsPartial, IndexOfTheBatchLoopIsGlobal) {
 
 TEST(VtsPartial, BatchResultsCannotReadPartialSums) {
   // sum2 also yields x + s1, a per-sample value from a partial sum.
-  json doc = loadDoc("vts_partial.json");
+  json doc = loadJsonInput("vts_partial.json");
   json &k = doc["steps"][2];
   ASSERT_EQ(k["name"], "sum2");
   const int ax = k["body"]["args"][0], a1 = k["body"]["args"][1];
