@@ -49,6 +49,11 @@ private:
   /// Cycles to move every element of `value` once over the fabric, from
   /// `layout`: the busiest PE's share plus a crossing of the wafer.
   double moveCycles(Value value, LayoutAttr layout);
+  /// The sparsity of MemoryX parameter `name` (the verifier guarantees one
+  /// for a csr or mask stream).
+  SparsityAttr sparsityOf(StringRef name) {
+    return llvm::cast<ParamOp>(SymbolTable::lookupSymbolIn(module, name)).getSparsityAttr();
+  }
 
   ModuleOp module;
   func::FuncOp func;
@@ -456,6 +461,8 @@ FailureOr<json::Object> Emitter::emitKernel(KernelOp kernel) {
     step["ragged"] = 0;
   step["cost"] = json::Object{
       {"flops", cost.flops}, {"cycles", cost.cycles}, {"pes", cost.pes}};
+  if (cost.density < 1)
+    (*step["cost"].getAsObject())["density"] = cost.density;
   if (isLayerPipelined(module)) {
     RectAttr rect = kernel.getRectAttr();
     KernelModelAttr model = kernel.getModelAttr();
@@ -499,9 +506,14 @@ FailureOr<json::Object> Emitter::emit() {
 
   json::Array params;
   for (Operation &op : module.getBody()->getOperations()) {
-    if (auto param = llvm::dyn_cast<ParamOp>(op))
-      params.push_back(paramJson(param.getSymName(), param.getTensorType(),
-                                 param.getOptimizer()));
+    if (auto param = llvm::dyn_cast<ParamOp>(op)) {
+      json::Object entry =
+          paramJson(param.getSymName(), param.getTensorType(), param.getOptimizer());
+      if (SparsityAttr sparsity = param.getSparsityAttr())
+        entry["sparsity"] = json::Object{{"density", sparsity.getDensity().convertToDouble()},
+                                         {"source", sparsity.getSource().str()}};
+      params.push_back(std::move(entry));
+    }
     else if (auto param = llvm::dyn_cast<WaferParamOp>(op))
       params.push_back(paramJson(param.getSymName(), param.getTensorType(),
                                  param.getOptimizer()));
@@ -547,25 +559,38 @@ FailureOr<json::Object> Emitter::emit() {
       auto stream = broadcast.getInput().getDefiningOp<StreamOp>();
       if (!stream)
         return op.emitOpError("must broadcast a wsc.memx.stream");
+      StreamType type = stream.getStream().getType();
+      double bytes = type.getNumBytes();
+      if (stream.getFormatOrDense() == StreamFormat::Csr)
+        bytes = sparsityOf(stream.getParam()).csrBytes(
+            type.getShape()[0], type.getShape()[1],
+            type.getElementType().getIntOrFloatBitWidth() / 8);
       steps.push_back(json::Object{
           {"op", "weight_stream"},
           {"param", stream.getParam().str()},
           {"order", stringifyStreamOrder(stream.getOrder()).str()},
-          {"dtype", *dtypeName(stream.getStream().getType().getElementType())},
+          {"format", stringifyStreamFormat(stream.getFormatOrDense()).str()},
+          {"dtype", *dtypeName(type.getElementType())},
           {"result", idOf(broadcast.getOutput())},
-          {"bytes", stream.getStream().getType().getNumBytes()}});
+          {"bytes", bytes}});
     } else if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
       // Emitted with the update that consumes it.
     } else if (auto update = llvm::dyn_cast<UpdateOp>(op)) {
       auto reduce = update.getGradient().getDefiningOp<ReduceOp>();
       if (!reduce)
         return op.emitOpError("must consume a wsc.swarmx.reduce");
+      StreamType type = reduce.getStream().getType();
+      double bytes = type.getNumBytes();
+      if (update.getFormatOrDense() == StreamFormat::Mask)
+        bytes = 4.0 * std::floor(sparsityOf(update.getParam()).getDensity().convertToDouble() *
+                                 double(type.getTensor().getNumElements()));
       steps.push_back(json::Object{
           {"op", "gradient_stream"},
           {"param", update.getParam().str()},
           {"operand", idOf(reduce.getPartial())},
           {"order", stringifyStreamOrder(reduce.getOrder()).str()},
-          {"bytes", reduce.getStream().getType().getNumBytes()}});
+          {"format", stringifyStreamFormat(update.getFormatOrDense()).str()},
+          {"bytes", bytes}});
     } else if (auto weights = llvm::dyn_cast<WeightOp>(op)) {
       steps.push_back(json::Object{{"op", "weight_read"},
                                    {"param", weights.getParam().str()},

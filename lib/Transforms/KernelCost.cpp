@@ -136,6 +136,56 @@ static std::optional<unsigned> oneHotLoop(linalg::LinalgOp op) {
   return work;
 }
 
+/// The density of every body value of `kernel` that is sparse: arguments fed
+/// by a CSR weight stream, and yielded values whose gradient stream is in
+/// mask format (only the mask's entries are computed).
+static DenseMap<Value, double> sparseBodyValues(KernelOp kernel) {
+  DenseMap<Value, double> density;
+  auto densityOf = [&](StringRef param) -> std::optional<double> {
+    auto op = SymbolTable::lookupNearestSymbolFrom<ParamOp>(
+        kernel, FlatSymbolRefAttr::get(kernel.getContext(), param));
+    if (!op || !op.getSparsityAttr())
+      return std::nullopt;
+    return op.getSparsityAttr().getDensity().convertToDouble();
+  };
+  Block &body = kernel.getBodyBlock();
+  for (auto [i, input] : llvm::enumerate(kernel.getInputs())) {
+    auto broadcast = input.getDefiningOp<BroadcastOp>();
+    auto stream = broadcast ? broadcast.getInput().getDefiningOp<StreamOp>() : StreamOp();
+    if (stream && stream.getFormatOrDense() == StreamFormat::Csr)
+      if (std::optional<double> d = densityOf(stream.getParam()))
+        density[body.getArgument(i)] = *d;
+  }
+  for (auto [i, result] : llvm::enumerate(kernel.getResults()))
+    for (Operation *user : result.getUsers())
+      if (auto reduce = llvm::dyn_cast<ReduceOp>(user))
+        for (Operation *consumer : reduce.getStream().getUsers())
+          if (auto update = llvm::dyn_cast<UpdateOp>(consumer))
+            if (update.getFormatOrDense() == StreamFormat::Mask)
+              if (std::optional<double> d = densityOf(update.getParam()))
+                density[body.getTerminator()->getOperand(i)] = *d;
+  return density;
+}
+
+/// The fraction of `op`'s iterations a sparse operand leaves: a contraction
+/// with a CSR weight (seen through transposes) or a masked result does
+/// work only at the active weights.
+static double sparseFraction(linalg::LinalgOp op, const DenseMap<Value, double> &sparse) {
+  if (sparse.empty() || !isContraction(op))
+    return 1;
+  double fraction = 1;
+  for (Value input : op.getDpsInputs()) {
+    while (auto transpose = input.getDefiningOp<linalg::TransposeOp>())
+      input = transpose.getInput();
+    if (auto it = sparse.find(input); it != sparse.end())
+      fraction = std::min(fraction, it->second);
+  }
+  for (Value result : op->getResults())
+    if (auto it = sparse.find(result); it != sparse.end())
+      fraction = std::min(fraction, it->second);
+  return fraction;
+}
+
 KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
                                      int64_t localBatch,
                                      const ::wsc::model::TargetSpec &target) {
@@ -163,10 +213,16 @@ KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
   }
   KernelCost cost;
   cost.pes = tile.pes();
+  DenseMap<Value, double> sparse = sparseBodyValues(kernel);
+  double denseCycles = 0;
   kernel.getBodyBlock().walk([&](linalg::LinalgOp op) {
     ::wsc::model::OpWork work = opWork(op, dims, localBatch);
+    denseCycles += ::wsc::model::opCycles(work, tile, target);
+    work.iterations *= sparseFraction(op, sparse);
     cost.flops += flopsOf(work);
     cost.cycles += ::wsc::model::opCycles(work, tile, target);
   });
+  if (denseCycles > 0)
+    cost.density = cost.cycles / denseCycles;
   return cost;
 }

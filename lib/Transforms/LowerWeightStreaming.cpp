@@ -52,12 +52,17 @@ struct LowerWeightStreamingPass
     if (failed(dims) ||
         failed(checkShardable(func, *dims, TargetAttr::lookup(module).getSystems())))
       return failure();
+    llvm::StringMap<SparsityAttr> sparsityOf;
     auto declare = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
                        RankedTensorType type,
                        OptimizerAttr optimizer) -> FailureOr<Operation *> {
+      FailureOr<SparsityAttr> sparsity = readSparsity(func, arg, type);
+      if (failed(sparsity))
+        return failure();
       auto param = ParamOp::create(builder, arg.getLoc(), builder.getStringAttr(name),
-                                   TypeAttr::get(type), optimizer);
-      if (failed(streamInto(func, arg, name, dtype)))
+                                   TypeAttr::get(type), optimizer, *sparsity);
+      sparsityOf[name] = *sparsity;
+      if (failed(streamInto(func, arg, name, dtype, *sparsity)))
         return failure();
       return param.getOperation();
     };
@@ -66,18 +71,45 @@ struct LowerWeightStreamingPass
       auto streamType = StreamType::get(&getContext(), llvm::cast<RankedTensorType>(value.getType()));
       Value reduced = ReduceOp::create(builder, kernel.getLoc(), streamType, value,
           StreamOrderAttr::get(&getContext(), StreamOrder::RowMajor));
+      // MemoryX knows the mask: a sparse gradient travels as its active
+      // entries only, which never costs more than dense.
+      StreamFormatAttr format;
+      if (sparsityOf.lookup(name))
+        format = StreamFormatAttr::get(&getContext(), StreamFormat::Mask);
       return UpdateOp::create(builder, kernel.getLoc(),
-                              FlatSymbolRefAttr::get(&getContext(), name), reduced);
+                              FlatSymbolRefAttr::get(&getContext(), name), reduced, format);
     };
     if (failed(lowerParamArgs(module, func, declare)))
       return failure();
     return lowerGradientResults(func, reduceAndUpdate);
   }
 
+  /// The exported `wsc.sparsity = {density = 0.1 : f64, source = "..."}` of
+  /// parameter `arg` as a `#wsc.sparsity` (null when dense).
+  FailureOr<SparsityAttr> readSparsity(func::FuncOp func, BlockArgument arg,
+                                       RankedTensorType type) {
+    Attribute raw = func.getArgAttr(arg.getArgNumber(), "wsc.sparsity");
+    if (!raw)
+      return SparsityAttr();
+    auto emitError = [&] { return mlir::emitError(arg.getLoc(), "wsc.sparsity: "); };
+    auto dict = llvm::dyn_cast<DictionaryAttr>(raw);
+    auto density = dict ? dict.getAs<FloatAttr>("density") : FloatAttr();
+    auto source = dict ? dict.getAs<StringAttr>("source") : StringAttr();
+    if (!density || !source || dict.size() != 2)
+      return emitError() << "expected {density = <float>, source = <string>}, got " << raw;
+    if (type.getRank() != 2)
+      return emitError() << "sparsity needs a 2-D parameter, got rank " << type.getRank();
+    llvm::APFloat value(density.getValueAsDouble());
+    if (failed(SparsityAttr::verify(emitError, value, source.getValue())))
+      return failure();
+    return SparsityAttr::get(&getContext(), value, source.getValue());
+  }
+
   /// Feeds parameter `arg` to every kernel using it through a MemoryX stream
-  /// issued before the previous kernel, so it overlaps that kernel.
+  /// issued before the previous kernel, so it overlaps that kernel. A sparse
+  /// parameter streams as CSR where that is smaller than dense.
   LogicalResult streamInto(func::FuncOp func, BlockArgument arg, StringRef name,
-                           StreamDType dtype) {
+                           StreamDType dtype, SparsityAttr sparsity) {
     auto type = llvm::cast<RankedTensorType>(arg.getType());
     for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
       auto kernel = llvm::dyn_cast<KernelOp>(use.getOwner());
@@ -99,8 +131,12 @@ struct LowerWeightStreamingPass
           break;
         }
       OpBuilder builder(issueBefore);
-      Value stream = StreamOp::create(builder, kernel.getLoc(), streamType, FlatSymbolRefAttr::get(&getContext(), name),
-          StreamOrderAttr::get(&getContext(), order));
+      StreamFormatAttr format;
+      if (sparsity && sparsity.csrPays(shape[0], shape[1], getByteWidth(dtype)))
+        format = StreamFormatAttr::get(&getContext(), StreamFormat::Csr);
+      Value stream = StreamOp::create(builder, kernel.getLoc(), streamType,
+                                      FlatSymbolRefAttr::get(&getContext(), name),
+                                      StreamOrderAttr::get(&getContext(), order), format);
       Value broadcast = BroadcastOp::create(builder, kernel.getLoc(), streamType, stream);
       use.set(broadcast);
       // A stream's layout follows its consumer: drop any tensor layout.

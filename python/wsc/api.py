@@ -176,14 +176,16 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             or not 0 < time_limit < float("inf")):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     vts_option = _vts_option(vts)
+    described = None
     if sparsity is not None:
-        from .sparse import check_masks
+        from .sparse import check_masks, describe
         check_masks(model, sparsity)
+        described = describe(model, sparsity)
     inputs = _as_tuple(example_inputs, "example_inputs")
     targets = _as_tuple(example_targets, "example_targets")
     if inputs[0].shape[0] < systems:
         raise ValueError(f"batch {inputs[0].shape[0]} is smaller than systems={systems}")
-    exported = export_training_step(model, loss_fn, optimizer, inputs, targets)
+    exported = export_training_step(model, loss_fn, optimizer, inputs, targets, described)
     pipeline = (f"--wsc-pipeline=mode={mode} systems={systems} target={target} "
                 f"stream-dtype={stream_dtype} time-limit={float(time_limit)!r} vts={vts_option}")
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)

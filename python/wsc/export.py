@@ -40,8 +40,12 @@ class Example:
     targets: Any = None          # tensor or tuple of tensors (labels)
 
 
-def export_training_step(model, loss_fn, optimizer, example_inputs, example_targets) -> str:
-    """MLIR text of one training step: ``@train_step(params, inputs, labels) -> (loss, grads)``."""
+def export_training_step(model, loss_fn, optimizer, example_inputs, example_targets,
+                         sparsity=None) -> str:
+    """MLIR text of one training step: ``@train_step(params, inputs, labels) -> (loss, grads)``.
+
+    ``sparsity`` maps parameter names (as the function names them) to
+    ``{"density": float, "source": str}`` (``wsc.sparse.describe``)."""
     from wsc._export.capture import capture_training, named_parameters
     from wsc._export.module import training_module
     from wsc._export.optimizer import optimizer_attributes
@@ -50,7 +54,7 @@ def export_training_step(model, loss_fn, optimizer, example_inputs, example_targ
     opt, groups = optimizer_attributes(optimizer, named_parameters(model))
     captured = capture_training(model, loss_fn, example_inputs, example_targets,
                                 Provenance(model, loss_fn))
-    return training_module(captured, opt, groups)
+    return training_module(captured, opt, groups, sparsity)
 
 
 def export_inference(model, example_inputs) -> str:

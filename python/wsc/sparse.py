@@ -12,7 +12,17 @@ from typing import Callable, Dict
 import torch
 from torch import nn
 
-Masks = Dict[str, torch.Tensor]
+
+
+class Masks(dict):
+    """Parameter name -> bool mask (``True`` = active), remembering where the
+    masks came from (``source``: ``magnitude``, ``torch_prune``; a plain dict
+    counts as ``explicit``). The compiler records the source in the IR."""
+
+    def __init__(self, masks=(), source: str = "explicit"):
+        super().__init__(masks)
+        self.source = source
+
 ParamFilter = Callable[[str, nn.Parameter, nn.Module], bool]
 
 _NORMS = (nn.LayerNorm, nn.GroupNorm, nn.modules.batchnorm._BatchNorm)
@@ -49,7 +59,7 @@ def prune_magnitude(model: nn.Module, sparsity: float,
     if isinstance(sparsity, bool) or not isinstance(sparsity, (int, float)) \
             or not 0 <= sparsity < 1:
         raise ValueError(f"sparsity must be a number in [0, 1), got {sparsity!r}")
-    masks = {}
+    masks = Masks(source="magnitude")
     with torch.no_grad():
         for name, param, module in _owned_parameters(model):
             if not param_filter(name, param, module):
@@ -67,7 +77,7 @@ def from_torch_prune(model: nn.Module) -> Masks:
     """The masks ``torch.nn.utils.prune`` attached to ``model``; makes each
     pruned weight a plain (masked) parameter again with ``prune.remove``."""
     from torch.nn.utils import prune
-    masks = {}
+    masks = Masks(source="torch_prune")
     for module_name, module in model.named_modules():
         for hook in [h for h in module._forward_pre_hooks.values()
                      if isinstance(h, prune.BasePruningMethod)]:
@@ -94,3 +104,15 @@ def check_masks(model: nn.Module, masks: Masks) -> None:
         if mask.shape != params[name].shape:
             raise ValueError(f"sparsity: the mask of '{name}' has shape {list(mask.shape)}, "
                              f"expected {list(params[name].shape)}")
+
+
+def describe(model: nn.Module, masks: Dict[str, torch.Tensor]) -> Dict[str, dict]:
+    """What the compiler needs of ``masks`` (checked by ``check_masks``): per
+    parameter, under the name the exported function gives it (a tied
+    parameter's first ``state_dict`` key), its density and the masks' source."""
+    first, canonical = {}, {}
+    for key, value in model.state_dict(keep_vars=True).items():
+        canonical[key] = first.setdefault(id(value), key)
+    source = getattr(masks, "source", "explicit")
+    return {canonical[name]: {"density": float(mask.float().mean()), "source": source}
+            for name, mask in masks.items()}

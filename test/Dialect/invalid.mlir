@@ -436,3 +436,56 @@ module attributes {wsc.vts = #wsc.vts<threshold = 1.5>} {}
 
 // expected-error @+1 {{ragged_work must be in [0, 1], got -5.000000e-01}}
 module attributes {wsc.vts = #wsc.vts<ragged_work = -0.5>} {}
+
+// -----
+
+// expected-error @+1 {{density must be in [0, 1], got 1.5}}
+wsc.memx.param @w : tensor<4x3xf32> optimizer(<sgd>) sparsity(<density = 1.5, source = "magnitude">)
+
+// -----
+
+// expected-error @+1 {{sparsity needs a source}}
+wsc.memx.param @w : tensor<4x3xf32> optimizer(<sgd>) sparsity(<density = 0.5, source = "">)
+
+// -----
+
+// expected-error @+1 {{sparsity needs a 2-D parameter, got rank 1}}
+wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>) sparsity(<density = 0.5, source = "magnitude">)
+
+// -----
+
+wsc.memx.param @w : tensor<4x3xf32> optimizer(<sgd>)
+func.func @f() {
+  // expected-error @+1 {{streams parameter @w in csr format, but it has no sparsity}}
+  %s = wsc.memx.stream @w order(<row_major>) format(<csr>) : !wsc.stream<tensor<4x3xf16>>
+  return
+}
+
+// -----
+
+wsc.memx.param @w : tensor<4x3xf32> optimizer(<sgd>) sparsity(<density = 0.5, source = "magnitude">)
+func.func @f() {
+  // expected-error @+1 {{a weight stream is dense or csr, not mask}}
+  %s = wsc.memx.stream @w order(<row_major>) format(<mask>) : !wsc.stream<tensor<4x3xf16>>
+  return
+}
+
+// -----
+
+wsc.memx.param @w : tensor<4x3xf32> optimizer(<sgd>) sparsity(<density = 0.5, source = "magnitude">)
+func.func @f(%g: tensor<4x3xf32>) {
+  %r = wsc.swarmx.reduce %g order(<row_major>) : tensor<4x3xf32> -> !wsc.stream<tensor<4x3xf32>>
+  // expected-error @+1 {{a gradient stream is dense or mask, not csr}}
+  wsc.memx.update @w(%r) format(<csr>) : !wsc.stream<tensor<4x3xf32>>
+  return
+}
+
+// -----
+
+wsc.memx.param @w : tensor<4x3xf32> optimizer(<sgd>)
+func.func @f(%g: tensor<4x3xf32>) {
+  %r = wsc.swarmx.reduce %g order(<row_major>) : tensor<4x3xf32> -> !wsc.stream<tensor<4x3xf32>>
+  // expected-error @+1 {{streams parameter @w in mask format, but it has no sparsity}}
+  wsc.memx.update @w(%r) format(<mask>) : !wsc.stream<tensor<4x3xf32>>
+  return
+}

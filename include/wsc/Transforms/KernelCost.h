@@ -44,6 +44,9 @@ struct KernelCost {
   double flops = 0;
   double cycles = 0;
   int64_t pes = 0;
+  /// cycles over those of the same kernel with dense weights (sparse
+  /// contractions do work at the active weights only).
+  double density = 1;
 };
 KernelCost estimateKernel(KernelOp kernel, const BatchDims &dims,
                           int64_t localBatch, const ::wsc::model::TargetSpec &target);

@@ -7,6 +7,8 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::wsc;
 
@@ -70,6 +72,26 @@ LogicalResult VtsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!(w >= 0 && w <= 1))
     return emitError() << "ragged_work must be in [0, 1], got " << w;
   return success();
+}
+
+LogicalResult SparsityAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   APFloat density, StringRef source) {
+  double d = density.convertToDouble();
+  if (!(d >= 0 && d <= 1))
+    return emitError() << "density must be in [0, 1], got " << d;
+  if (source.empty())
+    return emitError() << "sparsity needs a source";
+  return success();
+}
+
+double SparsityAttr::csrBytes(int64_t rows, int64_t cols, int64_t valueBytes) const {
+  // Each entry: its value and a 16-bit delta; each row: a 32-bit count.
+  double entries = std::floor(getDensity().convertToDouble() * double(rows) * double(cols));
+  return entries * double(valueBytes + 2) + 4.0 * double(rows);
+}
+
+bool SparsityAttr::csrPays(int64_t rows, int64_t cols, int64_t valueBytes) const {
+  return csrBytes(rows, cols, valueBytes) < double(rows) * double(cols) * double(valueBytes);
 }
 
 bool mlir::wsc::isLayerPipelined(Operation *module) {

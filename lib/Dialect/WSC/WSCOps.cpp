@@ -51,7 +51,33 @@ static LogicalResult verifyParamType(Operation *op, RankedTensorType type) {
 // ParamOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ParamOp::verify() { return verifyParamType(*this, getTensorType()); }
+LogicalResult ParamOp::verify() {
+  if (failed(verifyParamType(*this, getTensorType())))
+    return failure();
+  if (getSparsityAttr() && getTensorType().getRank() != 2)
+    return emitOpError("sparsity needs a 2-D parameter, got rank ")
+           << getTensorType().getRank();
+  return success();
+}
+
+/// A `format` other than dense needs a sparse parameter, and weight streams
+/// are never in mask format nor gradient streams in CSR.
+static LogicalResult verifyFormat(Operation *op, ParamOp param, StreamFormat format,
+                                  StreamFormat sparseFormat) {
+  if (format == StreamFormat::Dense)
+    return success();
+  if (format != sparseFormat)
+    return op->emitOpError("a ")
+           << (sparseFormat == StreamFormat::Csr ? "weight" : "gradient")
+           << " stream is dense or " << stringifyStreamFormat(sparseFormat) << ", not "
+           << stringifyStreamFormat(format);
+  if (!param.getSparsityAttr())
+    return op->emitOpError("streams parameter ")
+           << FlatSymbolRefAttr::get(param.getSymNameAttr()) << " in "
+           << stringifyStreamFormat(format)
+           << " format, but it has no sparsity";
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // StreamOp
@@ -70,7 +96,7 @@ LogicalResult StreamOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return emitOpError("stream shape does not match parameter ")
            << getParamAttr() << " streamed in " << stringifyStreamOrder(order)
            << " order";
-  return success();
+  return verifyFormat(*this, *param, getFormatOrDense(), StreamFormat::Csr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -91,7 +117,7 @@ LogicalResult UpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {
           ArrayRef<int64_t>(streamedShape(shape, StreamOrder::Transposed)))
     return emitOpError("gradient shape does not match parameter ")
            << getParamAttr();
-  return success();
+  return verifyFormat(*this, *param, getFormatOrDense(), StreamFormat::Mask);
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,9 +11,16 @@ from .lowering.registry import tensor_type
 from .provenance import describe
 
 
-def _arguments(cap: Captured) -> List[Tuple[str, str]]:
+def _param_attrs(name: str, sparsity: Dict[str, dict]) -> str:
+    attrs = f"wsc.param = {string_literal(name)}"
+    if name in sparsity:
+        attrs += f", wsc.sparsity = {dictionary(sparsity[name])}"
+    return "{" + attrs + "}"
+
+
+def _arguments(cap: Captured, sparsity: Dict[str, dict]) -> List[Tuple[str, str]]:
     """(type, attribute dict text) per function argument, in order."""
-    args = [(tensor_type(p), f"{{wsc.param = {string_literal(name)}}}") for name, p in cap.params]
+    args = [(tensor_type(p), _param_attrs(name, sparsity)) for name, p in cap.params]
     args += [(tensor_type(b), f"{{wsc.buffer = {string_literal(name)}}}")
              for name, b in cap.buffers]
     args += [(tensor_type(x), f"{{wsc.input = {i} : i64}}") for i, x in enumerate(cap.inputs)]
@@ -26,9 +33,10 @@ def _arguments(cap: Captured) -> List[Tuple[str, str]]:
 
 
 def build_module(cap: Captured, func_name: str, result_attrs: Sequence[str],
-                 module_attrs: Optional[Dict[str, dict]] = None) -> str:
+                 module_attrs: Optional[Dict[str, dict]] = None,
+                 sparsity: Optional[Dict[str, dict]] = None) -> str:
     fb = FunctionBody()
-    args = _arguments(cap)
+    args = _arguments(cap, sparsity or {})
     arg_names = [f"%arg{i}" for i in range(len(args))]
     results = lower_graph(cap.graph, fb, arg_names, describe)
     if len(results) != len(result_attrs):
@@ -58,7 +66,8 @@ def build_module(cap: Captured, func_name: str, result_attrs: Sequence[str],
     return "\n".join(lines) + "\n"
 
 
-def training_module(cap: Captured, optimizer: dict, param_groups: Dict[str, dict]) -> str:
+def training_module(cap: Captured, optimizer: dict, param_groups: Dict[str, dict],
+                    sparsity: Optional[Dict[str, dict]] = None) -> str:
     result_attrs = ["{wsc.loss}"] + [f"{{wsc.grad = {string_literal(name)}}}"
                                      for name, _ in cap.params]
     result_attrs += [f"{{wsc.buffer_update = {string_literal(name)}}}"
@@ -66,7 +75,7 @@ def training_module(cap: Captured, optimizer: dict, param_groups: Dict[str, dict
     attrs = {"wsc.optimizer": optimizer}
     if param_groups:
         attrs["wsc.param_groups"] = param_groups
-    return build_module(cap, "train_step", result_attrs, attrs)
+    return build_module(cap, "train_step", result_attrs, attrs, sparsity)
 
 
 def inference_module(cap: Captured) -> str:

@@ -217,4 +217,6 @@ def WSC_OptimizerAttr : WSC_Attr<"Optimizer", "optimizer"> {
   let genVerifyDecl = 1;
 }
 
+include "wsc/Dialect/WSC/WSCSparsity.td"
+
 #endif // WSC_DIALECT_WSC_WSCATTRS_TD

@@ -21,14 +21,22 @@ def WSC_ParamOp : WSC_Op<"memx.param", [Symbol, HasParent<"::mlir::ModuleOp">]> 
     the optimizer that updates it and that optimizer's state. `sym_name` is
     the parameter's key in the PyTorch `state_dict()`.
 
+    A 2-D parameter may be sparse (`sparsity`): MemoryX then also keeps the
+    CSR working copy of the active weights, and only they are updated.
+
     ```mlir
     wsc.memx.param @"fc1.weight" : tensor<1024x784xf32>
         optimizer(#wsc.optimizer<sgd, lr = 0.1, momentum = 0.9>)
+        sparsity(#wsc.sparsity<density = 0.1, source = "magnitude">)
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
-                       WSC_OptimizerAttr:$optimizer);
-  let assemblyFormat = "$sym_name `:` $type `optimizer` `(` $optimizer `)` attr-dict";
+                       WSC_OptimizerAttr:$optimizer,
+                       OptionalAttr<WSC_SparsityAttr>:$sparsity);
+  let assemblyFormat = [{
+    $sym_name `:` $type `optimizer` `(` $optimizer `)`
+    (`sparsity` `(` $sparsity^ `)`)? attr-dict
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::RankedTensorType getTensorType() {
@@ -47,13 +55,25 @@ def WSC_StreamOp : WSC_Op<"memx.stream",
     output feature, a weight row, at a time) or `transposed` for the
     backward pass. A transposed stream has the transposed shape.
 
+    A sparse parameter may stream as `csr` (its active weights only, with
+    16-bit column deltas); the transposed CSR view serves the backward pass.
+    The type still gives the logical (dense) shape.
+
     ```mlir
     %w = wsc.memx.stream @"fc1.weight" order(<row_major>) : !wsc.stream<tensor<1024x784xf16>>
+    %s = wsc.memx.stream @"fc2.weight" order(<transposed>) format(<csr>)
+        : !wsc.stream<tensor<784x1024xf16>>
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$param, WSC_StreamOrderAttr:$order);
+  let arguments = (ins FlatSymbolRefAttr:$param, WSC_StreamOrderAttr:$order,
+                       OptionalAttr<WSC_StreamFormatAttr>:$format);
   let results = (outs WSC_StreamType:$stream);
-  let assemblyFormat = "$param `order` `(` $order `)` attr-dict `:` type($stream)";
+  let assemblyFormat = [{
+    $param `order` `(` $order `)` (`format` `(` $format^ `)`)? attr-dict `:` type($stream)
+  }];
+  let extraClassDeclaration = [{
+    StreamFormat getFormatOrDense() { return getFormat().value_or(StreamFormat::Dense); }
+  }];
 }
 
 def WSC_UpdateOp : WSC_Op<"memx.update",
@@ -64,14 +84,23 @@ def WSC_UpdateOp : WSC_Op<"memx.update",
     Consumes the gradient stream of `param` (already summed over all systems
     by SwarmX) and applies the parameter's optimizer to its FP32 master copy.
     The gradient must be FP32, in the parameter's shape (`row_major`) or
-    transposed.
+    transposed. For a sparse parameter the stream may be in `mask` format:
+    the systems send (and SwarmX sums) the gradient at the mask's entries
+    only.
 
     ```mlir
     wsc.memx.update @"fc1.weight"(%g) : !wsc.stream<tensor<1024x784xf32>>
+    wsc.memx.update @"fc2.weight"(%h) format(<mask>) : !wsc.stream<tensor<10x1024xf32>>
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$param, WSC_StreamType:$gradient);
-  let assemblyFormat = "$param `(` $gradient `)` attr-dict `:` type($gradient)";
+  let arguments = (ins FlatSymbolRefAttr:$param, WSC_StreamType:$gradient,
+                       OptionalAttr<WSC_StreamFormatAttr>:$format);
+  let assemblyFormat = [{
+    $param `(` $gradient `)` (`format` `(` $format^ `)`)? attr-dict `:` type($gradient)
+  }];
+  let extraClassDeclaration = [{
+    StreamFormat getFormatOrDense() { return getFormat().value_or(StreamFormat::Dense); }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
