@@ -77,6 +77,38 @@ def test_masks_from_torch_prune():
     train_masked(model, masks, nn.CrossEntropyLoss(), batches(3), optimizer("sgd"))
 
 
+def test_masks_reach_the_ir_and_the_schedule():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 10))
+    masks = wsc.sparse.prune_magnitude(model, 0.9)
+    masks["0.bias"] = torch.rand(128) < 0.5  # not 2-D: masked, streamed dense
+    x, y = torch.randn(8, 128), torch.randint(0, 10, (8,))
+    prog = wsc.compile(model, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                       x, y, mode="weight_streaming", sparsity=masks)
+    density = 1638 / 128 ** 2  # round(0.9 * 128 * 128) pruned
+    assert f'wsc.sparsity = {{density = {density!r} : f64, source = "magnitude"}}' \
+        in prog.mlir.exported
+    params = {p["name"]: p for p in prog.schedule["params"]}
+    assert params["0.weight"]["sparsity"] == {"density": density, "source": "magnitude"}
+    assert "sparsity" not in params["0.bias"]
+    streams = {(s["param"], s["order"]): s for s in prog.schedule["steps"]
+               if s["op"] == "weight_stream"}
+    assert streams[("0.weight", "row_major")]["format"] == "csr"
+    assert streams[("2.weight", "transposed")]["format"] == "csr"
+    assert streams[("0.bias", "row_major")]["format"] == "dense"
+    # 1638 entries of 2 + 2 bytes and 128 row counts, against 2 * 128 * 128.
+    assert streams[("0.weight", "row_major")]["bytes"] == 1638 * 4 + 128 * 4
+    grads = {s["param"]: s for s in prog.schedule["steps"] if s["op"] == "gradient_stream"}
+    assert grads["0.weight"]["format"] == "mask" and grads["0.weight"]["bytes"] == 4 * 1638
+    assert grads["0.bias"]["format"] == "dense"
+
+
+def test_explicit_masks_are_described_as_explicit():
+    model = mlp()
+    described = wsc.sparse.describe(model, {"0.weight": torch.ones(64, 32, dtype=torch.bool)})
+    assert described == {"0.weight": {"density": 1.0, "source": "explicit"}}
+
+
 def test_default_filter_can_be_overridden():
     torch.manual_seed(0)
     model = mlp()

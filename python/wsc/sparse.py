@@ -108,11 +108,13 @@ def check_masks(model: nn.Module, masks: Masks) -> None:
 
 def describe(model: nn.Module, masks: Dict[str, torch.Tensor]) -> Dict[str, dict]:
     """What the compiler needs of ``masks`` (checked by ``check_masks``): per
-    parameter, under the name the exported function gives it (a tied
-    parameter's first ``state_dict`` key), its density and the masks' source."""
+    2-D parameter, under the name the exported function gives it (a tied
+    parameter's first ``state_dict`` key), its density and the masks' source.
+    Masks of other ranks stay a runtime matter: those parameters stream dense
+    and MemoryX applies the mask."""
     first, canonical = {}, {}
     for key, value in model.state_dict(keep_vars=True).items():
         canonical[key] = first.setdefault(id(value), key)
     source = getattr(masks, "source", "explicit")
     return {canonical[name]: {"density": float(mask.float().mean()), "source": source}
-            for name, mask in masks.items()}
+            for name, mask in masks.items() if mask.dim() == 2}
