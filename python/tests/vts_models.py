@@ -18,13 +18,27 @@ class Encoder(nn.Module):
         self.blocks = nn.ModuleList(Block(d, heads) for _ in range(layers))
         self.cls = nn.Linear(d, classes)
 
-    def forward(self, ids, valid):
+    def features(self, ids, valid):
         ids = wsc.nn.strip_padding(ids, valid)
         x = self.ln0(self.tok(ids) + self.pos(torch.arange(ids.shape[1])))
         padding = torch.logical_not(valid)[:, None, None, :]
         for block in self.blocks:
             x = block(x, padding)
-        return self.cls(torch.tanh(x[:, 0]))
+        return x
+
+    def forward(self, ids, valid):
+        return self.cls(torch.tanh(self.features(ids, valid)[:, 0]))
+
+
+class MaskedLM(Encoder):
+    """BERT pretraining-style: the encoder with a per-token LM head, so every
+    layer's work follows the valid tokens (use with MaskedLMLoss)."""
+
+    def __init__(self, vocab=64, d=32, heads=2, seq=16, layers=2):
+        super().__init__(vocab, d, heads, seq, layers, classes=vocab)
+
+    def forward(self, ids, valid):
+        return wsc.nn.restore_padding(self.cls(self.features(ids, valid)), valid)
 
 
 class Decoder(GPT):
