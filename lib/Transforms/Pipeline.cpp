@@ -23,7 +23,8 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
   pm.addPass(createWSCAssignLayouts());
   pm.addPass(createWSCPlaceKernels(
-      WSCPlaceKernelsOptions{options.timeLimit, options.mode == "auto"}));
+      WSCPlaceKernelsOptions{options.timeLimit, options.mode == "auto",
+                             options.expectedValidFraction}));
   // Exactly one of the two lowerings applies, by the module's wsc.mode.
   pm.addPass(createWSCLowerWeightStreaming(
       WSCLowerWeightStreamingOptions{options.streamDType}));

@@ -9,6 +9,7 @@
 
 #include "wsc/Transforms/KernelCost.h"
 #include "wsc/Transforms/Passes.h"
+#include "wsc/Transforms/RaggedDims.h"
 
 #include "wsc/Placement/Placer.h"
 
@@ -73,17 +74,36 @@ std::optional<place::Kernel> convOf(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+/// The fraction of `op`'s padded work a sample with `validFraction` of valid
+/// tokens does: that fraction once per loop that runs over a ragged dim.
+double raggedFraction(linalg::LinalgOp op, const RaggedDims *ragged, double validFraction) {
+  if (!ragged)
+    return 1;
+  llvm::SmallDenseSet<unsigned, 4> loops;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (int64_t dim : ragged->lookup(operand.get()))
+      if (auto loop = llvm::dyn_cast<AffineDimExpr>(map.getResult(dim)))
+        loops.insert(loop.getPosition());
+  }
+  return std::pow(validFraction, double(loops.size()));
+}
+
 /// Accumulates the per-sample work of `kernel` into `work`. `paramRank`
-/// gives the rank of body arguments that are parameters (0 otherwise).
-void addKernelWork(KernelOp kernel, const BatchDims &dims,
-                   ArrayRef<int64_t> paramRank, LayerWork &work) {
+/// gives the rank of body arguments that are parameters (0 otherwise);
+/// ragged ops count at `validFraction` (see raggedFraction).
+void addKernelWork(KernelOp kernel, const BatchDims &dims, const RaggedDims *ragged,
+                   double validFraction, ArrayRef<int64_t> paramRank, LayerWork &work) {
   auto elementsPerSample = [&](Value v) { return localBytes(v, dims, 1) / 4.0; };
-  for (Value result : kernel.getResults())
-    work.outputElements = std::max(work.outputElements, elementsPerSample(result));
   Block &body = kernel.getBodyBlock();
+  for (auto [result, yielded] :
+       llvm::zip(kernel.getResults(), body.getTerminator()->getOperands())) {
+    double kept = ragged ? std::pow(validFraction, double(ragged->lookup(yielded).size())) : 1;
+    work.outputElements = std::max(work.outputElements, elementsPerSample(result) * kept);
+  }
   body.walk([&](linalg::LinalgOp op) {
     ::wsc::model::OpWork opw = opWork(op, dims, /*localBatch=*/1);
-    double iterations = opw.iterations;
+    double iterations = opw.iterations * raggedFraction(op, ragged, validFraction);
     work.reduces |= opw.reduces;
     if (std::optional<place::Kernel> conv = convOf(op)) {
       if (iterations > work.convMacs) {
@@ -183,6 +203,20 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
     FailureOr<BatchDims> dims = BatchDims::compute(func);
     if (failed(dims))
       return failure();
+    // Variable tensor shape: size ragged work for the expected sample.
+    std::optional<RaggedDims> ragged;
+    if (expectedValidFraction != -1.0) {
+      if (!(expectedValidFraction > 0 && expectedValidFraction <= 1))
+        return module.emitError("expected-valid-fraction must be in (0, 1], got ")
+               << expectedValidFraction;
+      if (module->hasAttr("wsc.vts")) {
+        FailureOr<RaggedDims> facts =
+            RaggedDims::compute(func, *dims, RaggedDims::Scope::Schedule);
+        if (failed(facts))
+          return failure();
+        ragged = std::move(*facts);
+      }
+    }
     TargetAttr target = TargetAttr::lookup(module);
 
     // Layers in the order their first kernel appears.
@@ -205,8 +239,13 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
     // FP32 words: the resident weights are kept in FP32.
     problem.wafer.memLimit = target.getSramPerPe() / 4;
     problem.wafer.target = toTargetSpec(target);
+    // Per layer, the expected sample's work over a padded sample's: the
+    // runtime scales a padded sample's time by each sample's work, so the
+    // schedule gives the placed time over this fraction (exact for the
+    // expected sample, linear around it).
+    std::vector<double> expectedWork;
     for (const std::string &layer : layers) {
-      LayerWork work;
+      LayerWork work, paddedWork;
       SmallVector<KernelOp> &kernels = kernelsOf[layer];
       bool hasForward = llvm::any_of(kernels, [](KernelOp k) {
         return k.getPhase() != KernelPhase::Backward;
@@ -220,14 +259,23 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
           bool param = arg && func.getArgAttr(arg.getArgNumber(), "wsc.param");
           paramRank.push_back(param ? llvm::cast<ShapedType>(arg.getType()).getRank() : 0);
         }
-        addKernelWork(kernel, *dims, paramRank, work);
+        addKernelWork(kernel, *dims, ragged ? &*ragged : nullptr, expectedValidFraction,
+                      paramRank, work);
+        addKernelWork(kernel, *dims, nullptr, 1, paramRank, paddedWork);
       }
-      place::Kernel model = modelOf(work);
-      model.name = layer;
-      if (std::string why = place::checkFormal(model); !why.empty())
+      place::Kernel padded = modelOf(paddedWork);
+      padded.name = layer;
+      if (std::string why = place::checkFormal(padded); !why.empty())
         return fallBack(module, kernels.front().getLoc(),
                         "layer '" + layer + "' has no layer-pipelined kernel model: " + why);
-      problem.kernels.push_back(model);
+      place::Kernel model = modelOf(work);
+      model.name = layer;
+      // Sized for the expected sample where that is the same kind of kernel.
+      double paddedTotal = paddedWork.macs + paddedWork.ops;
+      bool sized = model.kind == padded.kind && place::checkFormal(model).empty() &&
+                   paddedTotal > 0;
+      problem.kernels.push_back(sized ? model : padded);
+      expectedWork.push_back(sized ? (work.macs + work.ops) / paddedTotal : 1.0);
     }
 
     std::set<std::pair<int, int>> connected;
@@ -257,9 +305,11 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
       rects.push_back(RectAttr::get(&getContext(), p.x, p.y,
                                     rotated ? cost.height : cost.width,
                                     rotated ? cost.width : cost.height));
+      int64_t paddedCycles =
+          std::max<int64_t>(1, std::llround(double(cost.time) / expectedWork[i]));
       auto model = KernelModelAttr::get(
           &getContext(), StringAttr::get(&getContext(), place::kindInfo(kernel.kind).name),
-          kernel.formal, p.exec, cost.time, cost.memory);
+          kernel.formal, p.exec, paddedCycles, cost.memory);
       for (KernelOp k : kernelsOf[kernel.name]) {
         k.setRectAttr(rects.back());
         k.setModelAttr(model);

@@ -13,6 +13,7 @@ from torch import nn
 import wsc
 from wsc import _tools
 from wsc._export.capture import DECOMPOSITIONS, capture_training
+from vts_models import Encoder as ClassifyingEncoder, right_padded
 from wsc._export.provenance import Provenance
 from wsc.export import export_inference, export_training_step
 
@@ -491,6 +492,37 @@ def test_compile_rejects_bad_vts_before_export(monkeypatch, vts):
     with pytest.raises(ValueError, match=r"vts must be True, False or 'auto', got "):
         wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
                     torch.randn(4, 4), torch.randn(4, 2), vts=vts)
+
+
+@pytest.mark.parametrize("fraction", [0, -0.5, 1.5, "0.5", True, float("nan")])
+def test_compile_rejects_bad_valid_fraction_before_export(monkeypatch, fraction):
+    def no_export(*args, **kwargs):
+        raise AssertionError("exported before checking valid_fraction")
+
+    monkeypatch.setattr("wsc.export.export_training_step", no_export)
+    model = nn.Linear(4, 2)
+    with pytest.raises(ValueError, match=r"valid_fraction must be a number in \(0, 1\], got "):
+        wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                    torch.randn(4, 4), torch.randn(4, 2), valid_fraction=fraction)
+
+
+def test_valid_fraction_sizes_layer_pipelined_regions():
+    """Placed for a quarter of the tokens, a ragged layer's region is smaller;
+    the schedule still gives a padded sample's cycles."""
+    torch.manual_seed(0)
+    models = {}
+    for fraction in (None, 0.25):
+        model = ClassifyingEncoder(vocab=32, d=16, heads=2, seq=16, layers=1)
+        g = torch.Generator().manual_seed(0)
+        ids, valid = right_padded([16] * 8, 16, 32, g)
+        prog = wsc.compile(model, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                           (ids, valid), (torch.zeros(8, dtype=torch.long),),
+                           mode="layer_pipelined", vts=True, valid_fraction=fraction)
+        models[fraction] = prog.report()["placement"]["blocks.0.fc"]
+    padded, quarter = models[None], models[0.25]
+    assert quarter["formal"][0] * 4 == padded["formal"][0]  # rows per sample
+    area = lambda m: m["region"]["width"] * m["region"]["height"]  # noqa: E731
+    assert area(quarter) < area(padded)
 
 
 @pytest.mark.parametrize("vts,option", [(True, "on"), (False, "off"), ("auto", "auto"),

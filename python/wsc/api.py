@@ -3,7 +3,7 @@ import collections
 import dataclasses
 import json
 import re
-from typing import Dict, Sequence, Union
+from typing import Dict, Optional, Sequence, Union
 
 import numpy as np
 import torch
@@ -148,7 +148,8 @@ def _vts_option(vts) -> str:
 def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             example_inputs: Tensors, example_targets: Tensors, *, mode: str = "auto",
             systems: int = 1, stream_dtype: str = "f16", target: str = "cs2",
-            time_limit: float = 60.0, sparsity=None, vts: Union[bool, str] = "auto") -> Program:
+            time_limit: float = 60.0, sparsity=None, vts: Union[bool, str] = "auto",
+            valid_fraction: Optional[float] = None) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -162,7 +163,11 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     the padding that `wsc.nn.strip_padding` marks: `True` runs the marked
     regions on valid tokens only, `False` ignores the markers (every token is
     computed, as without them), and `"auto"` (the default) leaves the choice to
-    the compiler. A model without markers compiles the same either way."""
+    the compiler. A model without markers compiles the same either way.
+    `valid_fraction` is the valid-token fraction of typical batches, in
+    (0, 1]: `"auto"` strips only below the compiler's threshold, and
+    layer-pipelined regions are sized for samples that valid (by default for
+    padded ones)."""
     from .export import export_training_step
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -176,6 +181,10 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             or not 0 < time_limit < float("inf")):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     vts_option = _vts_option(vts)
+    if valid_fraction is not None and (
+            not isinstance(valid_fraction, (int, float)) or isinstance(valid_fraction, bool)
+            or not 0 < valid_fraction <= 1):
+        raise ValueError(f"valid_fraction must be a number in (0, 1], got {valid_fraction!r}")
     described = None
     if sparsity is not None:
         from .sparse import check_masks, describe
@@ -188,6 +197,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     exported = export_training_step(model, loss_fn, optimizer, inputs, targets, described)
     pipeline = (f"--wsc-pipeline=mode={mode} systems={systems} target={target} "
                 f"stream-dtype={stream_dtype} time-limit={float(time_limit)!r} vts={vts_option}")
+    if valid_fraction is not None:
+        pipeline += f" expected-valid-fraction={float(valid_fraction)!r}"
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
     return Program(model, exported, compiled, schedule, diagnostics, sparsity)

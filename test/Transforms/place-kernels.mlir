@@ -4,7 +4,18 @@
 // RUN: wsc-opt %s --wsc-place-kernels=fallback=true -split-input-file 2>/dev/null | FileCheck %s --check-prefix=FALLBACKIR
 // RUN: not wsc-opt %s --wsc-place-kernels=time-limit=0 -split-input-file 2>&1 | FileCheck %s --check-prefix=LIMIT
 
+// RUN: wsc-opt %S/../Translate/Inputs/vts-token-mlp.mlir --wsc-pipeline="mode=layer_pipelined vts=on target=tiny" 2>/dev/null | FileCheck %s --check-prefix=PADDED
+// RUN: wsc-opt %S/../Translate/Inputs/vts-token-mlp.mlir --wsc-pipeline="mode=layer_pipelined vts=on target=tiny expected-valid-fraction=0.25" 2>/dev/null | FileCheck %s --check-prefix=VTS
+// RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target=target=tiny --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined --wsc-place-kernels=expected-valid-fraction=2 2>&1 | FileCheck %s --check-prefix=FRACTION
+
 // LIMIT: error: time-limit must be positive, got 0.000000e+00
+// FRACTION: error: expected-valid-fraction must be in (0, 1], got 2.000000e+00
+
+// Variable tensor shape: a ragged layer is placed for the expected sample
+// (8 tokens per sample, a quarter valid: 2 rows), and its model gives a
+// padded sample's cycles (the runtime scales them by each sample's work).
+// PADDED: kernel_model<kind = "matmul", formal = [8, 4, 6], exec = [8, 1, 3], cycles = 2,
+// VTS: kernel_model<kind = "matmul", formal = [2, 4, 6], exec = [2, 1, 3], cycles = 8,
 
 // Every layer gets one region and one kernel model, shared by its forward
 // and backward kernels; values crossing layers are routed centre to centre.

@@ -32,7 +32,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                           llvm::cl::init("auto")};
   Option<double> expectedValidFraction{
       *this, "expected-valid-fraction",
-      llvm::cl::desc("valid-token fraction of typical batches (vts=auto)"),
+      llvm::cl::desc("valid-token fraction of typical batches: decides vts=auto and "
+                     "sizes layer-pipelined regions for ragged work"),
       llvm::cl::init(-1.0)};
 };
 

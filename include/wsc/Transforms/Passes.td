@@ -154,6 +154,13 @@ def WSCPlaceKernels : Pass<"wsc-place-kernels", "::mlir::ModuleOp"> {
     `--wsc-pipeline=mode=auto`) warns and switches the module to weight
     streaming.
 
+    With variable tensor shape (a module with `wsc.vts`) regions are sized
+    for samples with `expected-valid-fraction` of valid tokens: an op's work
+    per sample scales by that fraction once for every loop that runs over a
+    ragged dim (attention scores twice). Without it, for padded samples: a
+    layer whose work does not shrink with the sample (a classifier on the
+    first token) then keeps the padded pace and becomes the bottleneck.
+
     ```mlir
     // After
     %h = wsc.kernel "fc1.fwd" layer("fc1") phase(<forward>) (%x, %w) {
@@ -167,7 +174,10 @@ def WSCPlaceKernels : Pass<"wsc-place-kernels", "::mlir::ModuleOp"> {
     Option<"timeLimit", "time-limit", "double", /*default=*/"60.0",
            "placement search budget in seconds">,
     Option<"fallback", "fallback", "bool", /*default=*/"false",
-           "switch to weight streaming instead of failing when nothing fits">
+           "switch to weight streaming instead of failing when nothing fits">,
+    Option<"expectedValidFraction", "expected-valid-fraction", "double",
+           /*default=*/"-1.0",
+           "size ragged work for this valid-token fraction, in (0, 1] (VTS)">
   ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
