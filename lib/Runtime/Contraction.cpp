@@ -37,6 +37,18 @@ bool fitsInt(int64_t v) { return v >= 0 && v <= std::numeric_limits<int>::max();
 
 } // namespace
 
+LinearAccess linearAccess(const AffineMap &map, const Shape &shape, int loops) {
+  LinearAccess a;
+  a.stride.assign(loops, 0);
+  const std::vector<int64_t> rs = rowMajorStrides(shape);
+  for (size_t j = 0; j < map.size(); ++j) {
+    a.base += map[j].constant * rs[j];
+    for (auto [d, c] : map[j].terms)
+      a.stride[d] += c * rs[j];
+  }
+  return a;
+}
+
 bool tryContraction(const std::vector<int64_t> &ext, const LinearAccess &a,
                     const LinearAccess &b, const LinearAccess &c, const float *aData,
                     const float *bData, float *cData) {

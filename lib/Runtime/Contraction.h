@@ -10,6 +10,8 @@
 #ifndef WSC_LIB_RUNTIME_CONTRACTION_H
 #define WSC_LIB_RUNTIME_CONTRACTION_H
 
+#include "wsc/Runtime/Schedule.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -20,6 +22,9 @@ struct LinearAccess {
   int64_t base = 0;
   std::vector<int64_t> stride; // one per loop
 };
+
+/// The linear access of an operand of `shape` (row-major) through `map`.
+LinearAccess linearAccess(const AffineMap &map, const Shape &shape, int loops);
 
 /// Tries C += A * B on BLAS. Returns false (having done nothing) if the
 /// loop structure or the strides do not fit sgemm.

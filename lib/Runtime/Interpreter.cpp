@@ -5,11 +5,13 @@
 #include "RegionProgram.h"
 #include "SampleDependence.h"
 #include "Slices.h"
+#include "SparseContraction.h"
 #include "StructuredOp.h"
 
 #include "wsc/Runtime/Error.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace wsc::rt {
@@ -28,6 +30,11 @@ struct CompiledOp {
   bool invariant = false;     // ragged kernels: the same for every sample
   bool skipZeroFill = false;  // tensor.empty whose contents nobody reads
   std::unique_ptr<StructuredPlan> plan;
+  SparsePlan sparse; // a contraction on a sparse weight
+  // Sparse weights: a fill only an SDDMM reads (as its init) is not run,
+  // the SDDMM (op index fillFor) adds the fill value at the mask's entries;
+  // the value is a region constant (fillSlot -1) or a rank-0 body value.
+  int fillFor = -1, fillSlot = -1;
   Tensor globalConstant; // non-splat arith.constant at global shape
 };
 
@@ -42,6 +49,10 @@ struct Interpreter::CompiledKernel {
   // yield, whether it is a non-batch sum over the samples.
   std::vector<bool> slotInvariant;
   std::vector<bool> yieldSummed;
+  // Sparse weights: per slot, the result an SDDMM computes it for (-1:
+  // none); the contractions on sparse kernels.
+  std::vector<int> sddmmYield;
+  std::vector<SparseContraction> contractions;
 };
 
 namespace {
@@ -72,6 +83,93 @@ Tensor buildConstant(const BodyOp &op, const ValueSpec &v, const Shape &shape) {
   }
   }
   return t;
+}
+
+/// Where a fill (a linalg op writing one value to every element of its
+/// single output) takes its value: a region constant (-1), its one rank-0
+/// input (linalg.fill) or a captured rank-0 value (the body value id);
+/// nullopt if `op` is no fill.
+std::optional<int> fillSource(const BodyOp &op) {
+  if (op.kind != BodyOpKind::Linalg || op.operands.size() != size_t(op.numInputs) + 1)
+    return std::nullopt;
+  std::vector<bool> seen(op.isReduction.size(), false);
+  const AffineMap &out = op.maps.back();
+  for (const AffineExpr &e : out) {
+    if (!e.isDim() || seen[e.terms[0].first])
+      return std::nullopt;
+    seen[e.terms[0].first] = true;
+  }
+  const Region &r = op.region;
+  if (out.size() != seen.size() || r.yields.size() != 1)
+    return std::nullopt;
+  const int y = r.yields[0];
+  if (op.numInputs == 1 && op.maps[0].empty() && r.ops.empty() && y == r.args[0])
+    return op.operands[0];
+  if (op.numInputs != 0)
+    return std::nullopt;
+  if (r.ops.size() == 1 && r.ops[0].kind == ScalarOp::Constant && r.ops[0].results[0] == y)
+    return -1;
+  if (r.ops.empty() && y != r.args[0])
+    return y; // captured from the body
+  return std::nullopt;
+}
+
+/// Plans the contractions of a kernel that run on sparse kernels: SpMM where
+/// one input is an argument held in CSR, SDDMM where the result is only
+/// yielded, to a result feeding a mask-format gradient stream. Ragged
+/// kernels (VTS) get none: they run per sample on dense operands.
+void planSparse(const Schedule &s, Interpreter::CompiledKernel &k) {
+  const Step &st = *k.step;
+  const size_t slots = k.slotValue.size();
+  k.sddmmYield.assign(slots, -1);
+  if (st.mask >= 0)
+    return;
+  std::vector<int> csrParam(slots, -1), opUses(slots, 0);
+  std::vector<std::vector<int>> yieldsOf(slots);
+  for (size_t i = 0; i < st.operands.size(); ++i)
+    csrParam[k.argSlots[i]] = s.values[st.operands[i]].csrParam;
+  for (const CompiledOp &c : k.ops) {
+    for (int sl : c.operandSlots)
+      ++opUses[sl];
+    if (c.plan)
+      for (int value : c.plan->program.capturedValues())
+        ++opUses[k.slotOf.at(value)];
+  }
+  for (size_t i = 0; i < k.yieldSlots.size(); ++i)
+    yieldsOf[k.yieldSlots[i]].push_back(static_cast<int>(i));
+  std::vector<int> producer(slots, -1);
+  for (size_t i = 0; i < k.ops.size(); ++i)
+    for (int r : k.ops[i].resultSlots)
+      producer[r] = static_cast<int>(i);
+  for (size_t i = 0; i < k.ops.size(); ++i) {
+    CompiledOp &c = k.ops[i];
+    if (!c.plan || !c.plan->program.isMulAdd())
+      continue;
+    const int a = csrParam[c.operandSlots[0]], b = csrParam[c.operandSlots[1]];
+    if ((a >= 0) != (b >= 0)) {
+      c.sparse = planSpmm(*c.op, a >= 0 ? 0 : 1, a >= 0 ? a : b);
+    } else if (a < 0) {
+      const int r = c.resultSlots[0];
+      const std::vector<int> &ys = yieldsOf[r];
+      const int g = ys.size() == 1 ? s.values[st.results[ys[0]]].maskGradient : -1;
+      if (opUses[r] == 0 && g >= 0) {
+        c.sparse = planSddmm(*c.op, s.steps[g].param);
+        if (c.sparse.kind == SparsePlan::Sddmm)
+          k.sddmmYield[r] = ys[0];
+      }
+    }
+    if (c.sparse.kind == SparsePlan::None)
+      continue;
+    k.contractions.push_back({i, c.sparse.param});
+    const int init = c.operandSlots[2], f = producer[init];
+    if (c.sparse.kind != SparsePlan::Sddmm || f < 0 || opUses[init] != 1 ||
+        !yieldsOf[init].empty())
+      continue;
+    if (std::optional<int> from = fillSource(*k.ops[f].op)) {
+      k.ops[f].fillFor = static_cast<int>(i);
+      k.ops[f].fillSlot = *from < 0 ? -1 : k.slotOf.at(*from);
+    }
+  }
 }
 
 } // namespace
@@ -211,6 +309,7 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
       }
       c.skipZeroFill = unread;
     }
+    planSparse(schedule, *k);
     kernels_[si] = std::move(k);
   }
 }
@@ -239,12 +338,34 @@ std::vector<int64_t> sampleOffsets(const Schedule &s, const ValueSpec &v, int64_
 
 using ExecCounts = std::array<std::atomic<int64_t>, kNumExecModes>;
 
+/// Sparse weights in a (non-ragged) run: the values held in CSR, by slot,
+/// and the gradient requests, by result.
+struct SparseRun {
+  std::vector<CsrTensor> csr;
+  std::vector<float> fill; // by slot: the value of a fill that was not run
+  const std::vector<GradientRequest> *requests = nullptr;
+  std::atomic<int64_t> *fallbacks = nullptr;
+
+  /// A value held in CSR as a dense tensor.
+  const Tensor &densify(int slot) {
+    fallbacks->fetch_add(1, std::memory_order_relaxed);
+    return csr[slot].dense();
+  }
+  /// The request mask of result `y`, if any.
+  const std::shared_ptr<const sparse::CsrPattern> *mask(int y) const {
+    if (y < 0 || y >= static_cast<int>(requests->size()) || !(*requests)[y].mask)
+      return nullptr;
+    return &(*requests)[y].mask;
+  }
+};
+
 /// Runs the body ops of `k` on `env` (arguments bound). `ragged`: one sample
 /// of a ragged kernel; `skipInvariant`: a later sample, whose
-/// sample-invariant values are still in env from the first.
+/// sample-invariant values are still in env from the first; `sp`: values
+/// held in CSR (dense runs only).
 void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector<Tensor> &env,
             const RunShapes &shapes, const ShardContext &shard, bool ragged, bool skipInvariant,
-            ExecCounts &counts) {
+            ExecCounts &counts, SparseRun *sp = nullptr) {
   const std::string &src = s.source;
   auto shapeOf = [&](int slot) { return shapes(k.slotValue[slot]); };
   auto capture = [&](int value) -> const Tensor & { return env[k.slotOf.at(value)]; };
@@ -254,7 +375,22 @@ void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector
       continue; // computed for the first sample, still in env
     const BodyOp &op = *c.op;
     const OpLiveness &live = ragged ? c.ragged : c.dense;
-    switch (op.kind) {
+    const bool spmm = sp && c.sparse.kind == SparsePlan::Spmm &&
+                      sp->csr[c.operandSlots[c.sparse.sparseInput]].defined();
+    // Any other use of a value held in CSR sees its dense form.
+    if (sp)
+      for (size_t o = 0; o < c.operandSlots.size(); ++o) {
+        const int sl = c.operandSlots[o];
+        if (!env[sl].defined() && sp->csr[sl].defined() &&
+            !(spmm && static_cast<int>(o) == c.sparse.sparseInput))
+          env[sl] = sp->densify(sl);
+      }
+    if (sp && c.fillFor >= 0 &&
+        sp->mask(k.sddmmYield[k.ops[c.fillFor].resultSlots[0]])) {
+      // Only an SDDMM reads this fill: it adds the value at the mask.
+      sp->fill[c.resultSlots[0]] = static_cast<float>(
+          c.fillSlot < 0 ? op.region.ops[0].floatValue : env[c.fillSlot].at(0));
+    } else switch (op.kind) {
     case BodyOpKind::Empty: {
       const int r = c.resultSlots[0];
       env[r] = c.skipZeroFill ? Tensor::uninitialized(s.values[k.slotValue[r]].dtype, shapeOf(r))
@@ -312,6 +448,16 @@ void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector
     }
     case BodyOpKind::Linalg: {
       const int ni = op.numInputs;
+      if (sp && c.sparse.kind == SparsePlan::Sddmm) {
+        const int r = c.resultSlots[0];
+        if (const auto *mask = sp->mask(k.sddmmYield[r])) {
+          const int init = c.operandSlots[2];
+          sp->csr[r] = runSddmm(op, c.sparse, env[c.operandSlots[0]], env[c.operandSlots[1]],
+                                env[init], sp->fill[init], *mask, c.plan->where);
+          counts[static_cast<int>(ExecMode::Sddmm)].fetch_add(1, std::memory_order_relaxed);
+          break;
+        }
+      }
       std::vector<Tensor> outs;
       for (size_t o = ni; o < c.operandSlots.size(); ++o) {
         const int slot = c.operandSlots[o];
@@ -324,20 +470,30 @@ void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector
           t = t.clone();
         outs.push_back(std::move(t));
       }
-      std::vector<Tensor *> ptrs;
-      for (int i = 0; i < ni; ++i)
-        ptrs.push_back(&env[c.operandSlots[i]]);
-      for (Tensor &t : outs)
-        ptrs.push_back(&t);
-      ExecMode mode = runStructuredOp(*c.plan, ptrs, capture, shard.sampleBegin);
+      ExecMode mode = ExecMode::Spmm;
+      if (spmm) {
+        const int a = c.sparse.sparseInput;
+        runSpmm(op, c.sparse, sp->csr[c.operandSlots[a]], env[c.operandSlots[1 - a]], outs[0],
+                c.plan->where);
+      } else {
+        std::vector<Tensor *> ptrs;
+        for (int i = 0; i < ni; ++i)
+          ptrs.push_back(&env[c.operandSlots[i]]);
+        for (Tensor &t : outs)
+          ptrs.push_back(&t);
+        mode = runStructuredOp(*c.plan, ptrs, capture, shard.sampleBegin);
+      }
       counts[static_cast<int>(mode)].fetch_add(1, std::memory_order_relaxed);
       for (size_t o = 0; o < outs.size(); ++o)
         env[c.resultSlots[o]] = std::move(outs[o]);
       break;
     }
     }
-    for (int slot : live.releaseAfter)
+    for (int slot : live.releaseAfter) {
       env[slot] = Tensor();
+      if (sp)
+        sp->csr[slot] = CsrTensor();
+    }
   }
 }
 
@@ -345,42 +501,81 @@ void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector
 
 std::vector<Tensor> Interpreter::runKernel(size_t stepIndex, const std::vector<Tensor> &operands,
                                            const ShardContext &shard) const {
+  return runKernel(stepIndex, KernelTensors{operands, {}}, shard, {}).dense;
+}
+
+KernelTensors Interpreter::runKernel(size_t stepIndex, const KernelTensors &operands,
+                                     const ShardContext &shard,
+                                     const std::vector<GradientRequest> &requests) const {
   if (stepIndex >= kernels_.size() || !kernels_[stepIndex])
     fail("internal: step ", stepIndex, " is not a kernel");
   const CompiledKernel &k = *kernels_[stepIndex];
   const Schedule &s = schedule_;
   const std::string &src = s.source;
-  if (operands.size() != k.argSlots.size())
-    fail(src, ": ", k.where, ": ", operands.size(), " operands, expected ", k.argSlots.size());
+  const size_t n = operands.dense.size();
+  if (n != k.argSlots.size() || (!operands.csr.empty() && operands.csr.size() != n))
+    fail(src, ": ", k.where, ": ", n, " operands, expected ", k.argSlots.size());
 
   const RunShapes shapes{s, shard.localBatch};
   std::vector<Tensor> env(k.slotValue.size());
-  for (size_t i = 0; i < operands.size(); ++i) {
+  SparseRun sp;
+  sp.csr.resize(k.slotValue.size());
+  sp.fill.resize(k.slotValue.size());
+  sp.requests = &requests;
+  sp.fallbacks = &fallbacks_;
+  for (size_t i = 0; i < n; ++i) {
     const int slot = k.argSlots[i];
     const ValueSpec &v = s.values[k.slotValue[slot]];
     const Shape expect = shapes(k.slotValue[slot]);
-    if (!operands[i].defined() || operands[i].shape() != expect ||
-        operands[i].storage() != storageOf(v.dtype))
+    const Tensor &t = operands.dense[i];
+    const CsrTensor *c = operands.csr.empty() || !operands.csr[i].defined() ? nullptr
+                                                                          : &operands.csr[i];
+    if (c ? c->shape() != expect || !isFloat(v.dtype)
+          : !t.defined() || t.shape() != expect || t.storage() != storageOf(v.dtype))
       fail(src, ": ", k.where, ": operand ", i, " is ",
-           operands[i].defined() ? shapeToString(operands[i].shape()) + " " +
-                                       dtypeName(operands[i].dtype())
-                                 : std::string("missing"),
+           c ? shapeToString(c->shape()) + " f32 (CSR)"
+           : t.defined() ? shapeToString(t.shape()) + " " + dtypeName(t.dtype())
+                         : std::string("missing"),
            ", expected ", shapeToString(expect), " ", dtypeName(v.dtype));
-    env[slot] = operands[i];
+    if (c)
+      sp.csr[slot] = *c;
+    else
+      env[slot] = t;
   }
-  runOps(s, k, env, shapes, shard, /*ragged=*/false, /*skipInvariant=*/false, counts_);
+  runOps(s, k, env, shapes, shard, /*ragged=*/false, /*skipInvariant=*/false, counts_, &sp);
 
-  std::vector<Tensor> results;
+  KernelTensors results;
+  results.dense.resize(k.yieldSlots.size());
+  results.csr.resize(k.yieldSlots.size());
   for (size_t i = 0; i < k.yieldSlots.size(); ++i) {
     const int slot = k.yieldSlots[i];
-    Tensor t = env[slot];
     const int rid = k.step->results[i];
+    if (const auto *mask = sp.mask(static_cast<int>(i))) {
+      if (sp.csr[slot].defined() && k.sddmmYield[slot] == static_cast<int>(i)) {
+        results.csr[i] = sp.csr[slot];
+        continue;
+      }
+      // Computed dense: send its entries at the mask.
+      countDenseFallback();
+      const Tensor &t = env[slot].defined() ? env[slot] : sp.csr[slot].dense();
+      results.csr[i] = packAtMask(t, **mask, src + ": " + k.where + ": result " +
+                                                  std::to_string(i));
+      continue;
+    }
+    Tensor t = env[slot].defined() || !sp.csr[slot].defined() ? env[slot] : sp.densify(slot);
     if (t.shape() != shapes(rid))
       fail(src, ": ", k.where, ": result ", i, " has shape ", shapeToString(t.shape()),
            ", expected ", shapeToString(shapes(rid)));
-    results.push_back(t.withDType(s.values[rid].dtype));
+    results.dense[i] = t.withDType(s.values[rid].dtype);
   }
   return results;
+}
+
+const std::vector<SparseContraction> &Interpreter::sparseContractions(size_t stepIndex) const {
+  static const std::vector<SparseContraction> none;
+  if (stepIndex >= kernels_.size() || !kernels_[stepIndex])
+    return none;
+  return kernels_[stepIndex]->contractions;
 }
 
 KernelValues Interpreter::runRaggedKernel(size_t stepIndex, const KernelValues &operands,

@@ -100,4 +100,19 @@ double KernelWork::sampleFraction(size_t step, int64_t length) const {
   return full > 0 ? (perSample(step, length) + shared(step, length)) / full : 1;
 }
 
+double KernelWork::sparseFraction(size_t step, int64_t localBatch,
+                                  const std::vector<std::pair<size_t, double>> &ops) const {
+  const double full = dense(step, localBatch);
+  if (full <= 0)
+    return 1;
+  double work = full;
+  for (auto [op, density] : ops)
+    work -= (1 - density) *
+            iterations(
+                schedule_, schedule_.steps.at(step),
+                [&](int id) { return schedule_.localShape(id, localBatch); },
+                [op = op](size_t i) { return i == op; });
+  return work / full;
+}
+
 } // namespace wsc::rt

@@ -12,15 +12,25 @@ ParamOptimizer::ParamOptimizer(const OptimizerSpec &spec, int64_t numel)
     : spec_(spec), numel_(numel) {}
 
 void ParamOptimizer::step(float *param, const float *grad) {
+  dispatch(param, grad, numel_, [](int64_t j) { return j; });
+}
+
+void ParamOptimizer::stepAt(float *param, const float *grad, const int64_t *index,
+                            int64_t count) {
+  dispatch(param, grad, count, [index](int64_t j) { return index[j]; });
+}
+
+template <typename At>
+void ParamOptimizer::dispatch(float *param, const float *grad, int64_t n, At at) {
   switch (spec_.kind) {
   case OptimizerKind::SGD:
-    stepSGD(param, grad);
+    stepSGD(param, grad, n, at);
     break;
   case OptimizerKind::Adam:
-    stepAdam(param, grad, false);
+    stepAdam(param, grad, n, at, false);
     break;
   case OptimizerKind::AdamW:
-    stepAdam(param, grad, true);
+    stepAdam(param, grad, n, at, true);
     break;
   case OptimizerKind::None:
     fail("internal: parameter has no optimizer");
@@ -28,8 +38,8 @@ void ParamOptimizer::step(float *param, const float *grad) {
   ++steps_;
 }
 
-void ParamOptimizer::stepSGD(float *p, const float *g) {
-  const int64_t n = numel_;
+template <typename At>
+void ParamOptimizer::stepSGD(float *p, const float *g, int64_t n, At at) {
   const float wd = static_cast<float>(spec_.weightDecay);
   const float mom = static_cast<float>(spec_.momentum);
   const float keep = static_cast<float>(1.0 - spec_.dampening);
@@ -37,9 +47,10 @@ void ParamOptimizer::stepSGD(float *p, const float *g) {
   const bool hasWd = spec_.weightDecay != 0, hasMom = spec_.momentum != 0;
   const bool first = buf_.empty();
   if (hasMom && first)
-    buf_.resize(n);
-  for (int64_t i = 0; i < n; ++i) {
-    float d = g[i];
+    buf_.resize(numel_);
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t i = at(j);
+    float d = g[j];
     if (hasWd)
       d = d + wd * p[i]; // d_p = d_p.add(param, alpha=weight_decay)
     if (hasMom) {
@@ -51,13 +62,13 @@ void ParamOptimizer::stepSGD(float *p, const float *g) {
   }
 }
 
-void ParamOptimizer::stepAdam(float *p, const float *g, bool decoupled) {
-  const int64_t n = numel_;
+template <typename At>
+void ParamOptimizer::stepAdam(float *p, const float *g, int64_t n, At at, bool decoupled) {
   if (expAvg_.empty()) {
-    expAvg_.assign(n, 0.0f);
-    expAvgSq_.assign(n, 0.0f);
+    expAvg_.assign(numel_, 0.0f);
+    expAvgSq_.assign(numel_, 0.0f);
     if (spec_.amsgrad)
-      maxExpAvgSq_.assign(n, 0.0f);
+      maxExpAvgSq_.assign(numel_, 0.0f);
   }
   const double step = static_cast<double>(steps_ + 1);
   const double lr = spec_.lr, wdD = spec_.weightDecay;
@@ -72,10 +83,11 @@ void ParamOptimizer::stepAdam(float *p, const float *g, bool decoupled) {
   const float decay = static_cast<float>(1.0 - lr * wdD);
   const float wd = static_cast<float>(wdD);
   const bool l2 = !decoupled && wdD != 0;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t i = at(j);
     if (decoupled)
       p[i] = p[i] * decay; // param.mul_(1 - lr * weight_decay)
-    float gi = g[i];
+    float gi = g[j];
     if (l2)
       gi = gi + wd * p[i]; // grad = grad.add(param, alpha=weight_decay)
     const float m = expAvg_[i] * b1 + oneMinusB1 * gi;

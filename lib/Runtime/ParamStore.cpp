@@ -33,6 +33,7 @@ void checkLike(const ParamSpec &spec, const Tensor &t, DType dtype, const char *
 ParamStore::ParamStore(const std::vector<ParamSpec> &params) : params_(params) {
   weights_.resize(params.size());
   masks_.resize(params.size());
+  active_.resize(params.size());
   for (const ParamSpec &p : params)
     optimizers_.emplace_back(p.optimizer, numElements(p.shape));
 }
@@ -52,6 +53,7 @@ void ParamStore::setWeights(int p, const Tensor &w) {
     zeroMasked(weights_[p].data<float>(), masks_[p]);
   // Fresh weights start a fresh optimizer (as a new torch optimizer would).
   optimizers_[p] = ParamOptimizer(spec.optimizer, w.numel());
+  changed(p, Change::Weights);
 }
 
 std::vector<std::string> ParamStore::missingWeights() const {
@@ -77,30 +79,37 @@ std::map<std::string, Tensor> ParamStore::allWeights() const {
   return out;
 }
 
+float *ParamStore::ownWeights(int p) {
+  Tensor &w = weights_[p];
+  if (!w.isUnique())
+    w = w.clone(); // someone still holds the old weights: copy on write
+  return w.data<float>();
+}
+
 void ParamStore::setMask(int p, const Tensor &mask) {
   const ParamSpec &spec = params_.at(p);
+  if (mask.defined())
+    checkLike(spec, mask, DType::I1, "the mask");
+  active_[p].clear();
+  masks_[p] = mask.defined() ? mask.clone() : Tensor();
   if (!mask.defined()) {
-    masks_[p] = Tensor();
+    changed(p, Change::Mask);
     return;
   }
-  checkLike(spec, mask, DType::I1, "the mask");
-  masks_[p] = mask.clone();
-  if (Tensor &w = weights_[p]; w.defined()) {
-    if (!w.isUnique())
-      w = w.clone();
-    zeroMasked(w.data<float>(), masks_[p]);
-  }
+  const uint8_t *on = masks_[p].data<uint8_t>();
+  for (int64_t i = 0, n = mask.numel(); i < n; ++i)
+    if (on[i])
+      active_[p].push_back(i);
+  if (weights_[p].defined())
+    zeroMasked(ownWeights(p), masks_[p]);
+  changed(p, Change::Mask);
 }
 
 double ParamStore::density(int p) const {
   const Tensor &mask = masks_.at(p);
   if (!mask.defined() || mask.numel() == 0)
     return 1.0;
-  const uint8_t *active = mask.data<uint8_t>();
-  int64_t count = 0;
-  for (int64_t i = 0, n = mask.numel(); i < n; ++i)
-    count += active[i] != 0;
-  return double(count) / double(mask.numel());
+  return double(active_[p].size()) / double(mask.numel());
 }
 
 void ParamStore::applyGradient(int p, const Tensor &g) {
@@ -109,20 +118,36 @@ void ParamStore::applyGradient(int p, const Tensor &g) {
   if (g.shape() != spec.shape || g.storage() != Storage::F32)
     fail("gradient of '", spec.name, "' has shape ", shapeToString(g.shape()), ", expected ",
          shapeToString(spec.shape));
-  Tensor &w = weights_[p];
-  if (!w.isUnique())
-    w = w.clone(); // someone still holds the old weights: copy on write
-  const Tensor &mask = masks_[p];
-  if (!mask.defined()) {
-    optimizers_.at(p).step(w.data<float>(), g.data<float>());
+  if (!masks_[p].defined()) {
+    optimizers_.at(p).step(ownWeights(p), g.data<float>());
+    changed(p, Change::Update);
     return;
   }
-  // Inactive weights get no gradient and stay 0 whatever the optimizer's
-  // other terms (weight decay) would do.
-  Tensor masked = g.clone();
-  zeroMasked(masked.data<float>(), mask);
-  optimizers_.at(p).step(w.data<float>(), masked.data<float>());
-  zeroMasked(w.data<float>(), mask);
+  // Only the active weights move; inactive ones stay 0 whatever the
+  // optimizer's other terms (weight decay) would do.
+  const std::vector<int64_t> &active = active_[p];
+  std::vector<float> packed(active.size());
+  const float *d = g.data<float>();
+  for (size_t j = 0; j < active.size(); ++j)
+    packed[j] = d[active[j]];
+  optimizers_.at(p).stepAt(ownWeights(p), packed.data(), active.data(),
+                           static_cast<int64_t>(active.size()));
+  changed(p, Change::Update);
+}
+
+void ParamStore::applyMaskGradient(int p, const Tensor &packed) {
+  const ParamSpec &spec = params_.at(p);
+  requireWeights(p);
+  if (!masks_[p].defined())
+    fail("parameter '", spec.name, "' has no mask: its gradient cannot come in mask order");
+  const std::vector<int64_t> &active = active_[p];
+  if (packed.shape() != Shape{static_cast<int64_t>(active.size())} ||
+      packed.storage() != Storage::F32)
+    fail("mask-order gradient of '", spec.name, "' has shape ", shapeToString(packed.shape()),
+         ", expected [", active.size(), "] (one value per active weight)");
+  optimizers_.at(p).stepAt(ownWeights(p), packed.data<float>(), active.data(),
+                           static_cast<int64_t>(active.size()));
+  changed(p, Change::Update);
 }
 
 } // namespace wsc::rt

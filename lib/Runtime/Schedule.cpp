@@ -185,6 +185,7 @@ public:
     parseOutputs(outputs);
     checkMaskDefinitions();
     checkParamSteps();
+    markMaskGradients();
     if (s_.isLayerPipelined())
       checkLayerPipelined(steps);
     if (auto r = root.optional("report"))
@@ -576,8 +577,30 @@ private:
         spec.optimizer = parseOptimizer(*o);
       else if (s_.isTraining())
         p.error("missing field 'optimizer' (required in a training schedule)");
+      if (auto sp = p.optional("sparsity"))
+        spec.sparsity = parseSparsity(*sp, spec);
       s_.params.push_back(std::move(spec));
     }
+  }
+
+  SparsitySpec parseSparsity(const JsonReader &j, const ParamSpec &param) {
+    j.requireObject();
+    if (param.shape.size() != 2)
+      j.error("only 2-D parameters can be sparse ('", param.name, "' has rank ",
+              param.shape.size(), ")");
+    SparsitySpec sp;
+    sp.density = fraction(j.at("density"), "density");
+    if (auto source = j.optional("source"))
+      sp.source = source->asString();
+    return sp;
+  }
+
+  /// A number in (0, 1].
+  double fraction(const JsonReader &j, const char *what) {
+    const double d = j.asNumber();
+    if (!(d > 0 && d <= 1))
+      j.error(what, " must lie in (0, 1], got ", d);
+    return d;
   }
 
   int valueId(const JsonReader &j) {
@@ -735,6 +758,26 @@ private:
     j.error("unknown order '", o, "' (expected 'row_major' or 'transposed')");
   }
 
+  /// A stream's optional "format": `dense` or `sparse` (csr for weight
+  /// streams, mask for gradient streams), the latter only for a parameter
+  /// with "sparsity".
+  StreamFormat parseFormat(const JsonReader &step, int param, StreamFormat sparse) {
+    auto j = step.optional("format");
+    if (!j)
+      return StreamFormat::Dense;
+    const char *sparseName = sparse == StreamFormat::Csr ? "csr" : "mask";
+    const std::string f = j->asString();
+    if (f == "dense")
+      return StreamFormat::Dense;
+    if (f != sparseName)
+      j->error("unknown format '", f, "' (expected 'dense' or '", sparseName, "')");
+    const ParamSpec &p = s_.params[param];
+    if (!p.sparsity)
+      j->error("format '", f, "' needs a sparse parameter, but '", p.name,
+               "' has no 'sparsity'");
+    return sparse;
+  }
+
   /// The shape a stream of `param` in `order` carries.
   Shape streamShape(int param, StreamOrder order, const JsonReader &where) {
     Shape s = s_.params[param].shape;
@@ -828,6 +871,9 @@ private:
       st.bytes = nonNegative(j.at("bytes"));
       weightResult(j, st, streamShape(st.param, st.order, order), false,
                    "parameter '" + s_.params[st.param].name + "' streamed " + order.asString());
+      st.format = parseFormat(j, st.param, StreamFormat::Csr);
+      if (st.format == StreamFormat::Csr)
+        s_.values[st.results[0]].csrParam = st.param;
     } else if (op == "gradient_stream") {
       st.kind = StepKind::GradientStream;
       if (!s_.isTraining())
@@ -839,6 +885,7 @@ private:
       gradientOperand(j, st, streamShape(st.param, st.order, order),
                       "parameter '" + s_.params[st.param].name + "' in " + order.asString() +
                           " order");
+      st.format = parseFormat(j, st.param, StreamFormat::Mask);
     } else if (op == "layout_convert") {
       st.kind = StepKind::LayoutConvert;
       JsonReader operand = j.at("operand"), result = j.at("result");
@@ -850,6 +897,7 @@ private:
       sameSpec(o, r, result, "layout_convert changes no shape or dtype");
       define(r, kTopScope, result);
       s_.values[r].partial = s_.values[o].partial;
+      s_.values[r].csrParam = s_.values[o].csrParam;
     } else if (op == "kernel") {
       parseKernel(j, st);
     } else if (op == "strip_padding" || op == "restore_padding") {
@@ -895,6 +943,8 @@ private:
     st.cost.flops = nonNegative(cost.at("flops"));
     st.cost.cycles = nonNegative(cost.at("cycles"));
     st.cost.pes = nonNegative(cost.at("pes"));
+    if (auto density = cost.optional("density"))
+      st.cost.density = fraction(*density, "density");
 
     JsonReader body = j.at("body");
     body.requireObject();
@@ -1571,6 +1621,33 @@ private:
   }
 
   //===-- whole-schedule checks ---------------------------------------------===//
+
+  /// A kernel result whose only consumer is a mask-format gradient stream
+  /// (through a chain of layout_converts used by nothing else) is computed
+  /// only at the mask's entries (ValueSpec::maskGradient). Ragged kernels
+  /// run per sample and keep their results dense.
+  void markMaskGradients() {
+    std::vector<int> uses(s_.values.size(), 0);
+    for (const Step &st : s_.steps)
+      for (int id : st.operands)
+        ++uses[id];
+    for (const OutputSpec &o : s_.outputs)
+      ++uses[o.value];
+    for (size_t g = 0; g < s_.steps.size(); ++g) {
+      const Step &st = s_.steps[g];
+      if (st.kind != StepKind::GradientStream || st.format != StreamFormat::Mask)
+        continue;
+      int v = st.operands[0];
+      while (uses[v] == 1 && defStep_[v] >= 0 &&
+             s_.steps[defStep_[v]].kind == StepKind::LayoutConvert)
+        v = s_.steps[defStep_[v]].operands[0];
+      if (uses[v] != 1 || defStep_[v] < 0)
+        continue;
+      const Step &def = s_.steps[defStep_[v]];
+      if (def.kind == StepKind::Kernel && def.mask < 0)
+        s_.values[v].maskGradient = static_cast<int>(g);
+    }
+  }
 
   /// At most one gradient stream / weight update per parameter, and no
   /// weight stream / read of it afterwards: the update happens as soon as the

@@ -34,6 +34,7 @@ Session::Session(Schedule schedule)
     if (last[v] >= 0)
       releaseAfter_[last[v]].push_back(static_cast<int>(v));
   initVts();
+  initSparse();
 }
 
 const ParamStore &Session::parameters() const {
@@ -131,6 +132,7 @@ void Session::run(const std::vector<Tensor> &inputs) {
   decided_ = ragged_ = false;
   for (const InputSpec &spec : schedule_.inputs)
     noteMasks(spec.value);
+  startSparseStep();
   const int N = schedule_.systems;
   for (size_t si = 0; si < schedule_.steps.size(); ++si) {
     const Step &st = schedule_.steps[si];
@@ -138,6 +140,14 @@ void Session::run(const std::vector<Tensor> &inputs) {
       decideVts();
     switch (st.kind) {
     case StepKind::WeightStream: {
+      if (st.format == StreamFormat::Csr) {
+        SparseStream w = memoryX_->sparseStream(st.param, st.order, st.dtype);
+        streamBytes_[si] = static_cast<double>(w.bytes.total());
+        std::vector<SparseStream> received = swarmX_->broadcast(w);
+        for (int k = 0; k < N; ++k)
+          systems_[k].setCsrValue(st.results[0], CsrTensor(received[k].matrix));
+        break;
+      }
       Tensor w = memoryX_->streamWeights(st.param, st.order, st.dtype);
       std::vector<Tensor> received = swarmX_->broadcast(w);
       const DType dt = schedule_.values[st.results[0]].dtype;
@@ -157,6 +167,14 @@ void Session::run(const std::vector<Tensor> &inputs) {
       break;
     case StepKind::GradientStream: {
       std::vector<Tensor> partials;
+      if (st.format == StreamFormat::Mask) {
+        // FP32 values at the requested entries, in mask order.
+        for (WaferSystem &sys : systems_)
+          partials.push_back(sys.maskOrderGradient(si));
+        streamBytes_[si] = 4.0 * static_cast<double>(partials[0].numel());
+        memoryX_->applyMaskGradient(st.param, swarmX_->reduce(partials), st.order);
+        break;
+      }
       for (WaferSystem &sys : systems_) {
         Tensor g = sys.value(st.operands[0]);
         if (schedule_.gradientDType != DType::F32) {
@@ -179,6 +197,19 @@ void Session::run(const std::vector<Tensor> &inputs) {
   }
   if (schedule_.vts && !decided_)
     decideVts(); // no VTS step ran: for the report only
+}
+
+StepTiming Session::simulateTiming() {
+  StepWork work;
+  std::vector<VtsTiming::Kernel> kernels;
+  if (schedule_.vts)
+    vtsWork(work, kernels);
+  sparseWork(work);
+  StepTiming t = timing_->simulateStep(work);
+  if (schedule_.vts)
+    reportVts(t, std::move(kernels));
+  reportSparse(t);
+  return t;
 }
 
 double Session::step(const std::vector<Tensor> &inputs) {

@@ -3,7 +3,8 @@
 // Per step: read each mask group's valid lengths off the systems as soon as
 // its mask value exists, decide ragged or dense before the first VTS step
 // (the valid fraction of the global batch against the threshold), and after
-// the step tell the timing model how much work the ragged kernels did.
+// the step tell the timing model how much work the ragged kernels did
+// (vtsWork) and report the VTS figures (reportVts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,14 +66,9 @@ void Session::decideVts() {
   }
 }
 
-StepTiming Session::simulateTiming() {
-  if (!schedule_.vts)
-    return timing_->simulateStep();
+void Session::vtsWork(StepWork &work, std::vector<VtsTiming::Kernel> &kernels) {
   const Schedule &s = schedule_;
-  const VtsSpec &vts = *s.vts;
-  StepWork work;
   work.ragged = ragged_;
-  std::vector<VtsTiming::Kernel> kernels;
   const int64_t B = s.globalBatch;
   if (ragged_ && !s.isLayerPipelined())
     work.kernelFactor.assign(s.systems, std::vector<double>(s.steps.size(), 1.0));
@@ -110,8 +106,11 @@ StepTiming Session::simulateTiming() {
     }
     kernels.push_back({st.name, static_cast<int>(si), full > 0 ? done / full : 1.0});
   }
+}
 
-  StepTiming t = timing_->simulateStep(work);
+void Session::reportVts(StepTiming &t, std::vector<VtsTiming::Kernel> kernels) const {
+  const VtsSpec &vts = *schedule_.vts;
+  const int64_t B = schedule_.globalBatch;
   VtsTiming &v = t.vts.value(); // both models fill it for a VTS schedule
   v.threshold = vts.threshold;
   v.kernels = std::move(kernels);
@@ -124,7 +123,6 @@ StepTiming Session::simulateTiming() {
     v.validFraction = std::max(v.validFraction, static_cast<double>(valid) /
                                                     static_cast<double>(B * vts.masks[g].seq));
   }
-  return t;
 }
 
 } // namespace wsc::rt

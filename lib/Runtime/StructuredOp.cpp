@@ -229,14 +229,7 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
     o.storage = tensors[m]->storage();
     o.isOutput = m >= op.numInputs;
     o.loaded = prog.argUsed(m);
-    const std::vector<int64_t> rs = rowMajorStrides(shapes[m]);
-    o.access.stride.assign(L, 0);
-    for (size_t j = 0; j < op.maps[m].size(); ++j) {
-      const AffineExpr &e = op.maps[m][j];
-      o.access.base += e.constant * rs[j];
-      for (auto [d, c] : e.terms)
-        o.access.stride[d] += c * rs[j];
-    }
+    o.access = linearAccess(op.maps[m], shapes[m], L);
   }
 
   if (prog.isMulAdd() &&

@@ -19,6 +19,14 @@ std::vector<Tensor> LocalSwarmX::broadcast(const Tensor &t) {
   return std::vector<Tensor>(systems_, t);
 }
 
+std::vector<SparseStream> LocalSwarmX::broadcast(const SparseStream &s) {
+  return std::vector<SparseStream>(systems_, s);
+}
+
+std::vector<GradientRequest> LocalSwarmX::broadcast(const GradientRequest &r) {
+  return std::vector<GradientRequest>(systems_, r);
+}
+
 Tensor LocalSwarmX::reduce(const std::vector<Tensor> &partials) {
   if (static_cast<int>(partials.size()) != systems_)
     fail("internal: SwarmX reduce of ", partials.size(), " tensors over ", systems_, " systems");

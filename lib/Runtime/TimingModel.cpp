@@ -97,6 +97,13 @@ void checkStepWork(const StepWork &work, size_t systems, size_t steps, size_t st
                    size_t samples) {
   checkFactors(work.kernelFactor, systems, steps, "kernel");
   checkFactors(work.stageFactor, stages, samples, "stage");
+  const std::vector<double> &bytes = work.streamBytes;
+  if (!bytes.empty() && bytes.size() != steps)
+    fail("timing model: ", bytes.size(), " stream byte counts, expected ", steps);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    if (!std::isfinite(bytes[i]) || bytes[i] < 0)
+      fail("timing model: steps[", i, "] streams ", bytes[i],
+           " bytes (must be finite and not negative)");
 }
 
 StepTiming TimingModel::simulateStep(const StepWork &work) {
@@ -125,17 +132,18 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
     const Step &st = s.steps[si];
     switch (st.kind) {
     case StepKind::WeightStream: {
-      const double dur = model::streamSeconds(st.bytes, t) + latency;
+      const double bytes = work.streamBytes.empty() ? st.bytes : work.streamBytes[si];
+      const double dur = model::streamSeconds(bytes, t) + latency;
       const std::string name =
           s.params[st.param].name + (st.order == StreamOrder::Transposed ? " (T)" : "");
       for (int k = 0; k < N; ++k) {
         const double begin = std::max({issue_[k], inFree_[k], paramReady_[st.param]});
         inFree_[k] = begin + dur;
         ready[k][st.results[0]] = begin + dur;
-        emit(name, "stream-in", k + 1, kStreamIn, begin, dur, si, st.bytes);
+        emit(name, "stream-in", k + 1, kStreamIn, begin, dur, si, bytes);
       }
       r.streamS += dur;
-      r.bytesIn += st.bytes;
+      r.bytesIn += bytes;
       break;
     }
     case StepKind::Kernel:
@@ -182,15 +190,16 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
       break;
     }
     case StepKind::GradientStream: {
-      const double dur = model::streamSeconds(st.bytes, t) + latency;
+      const double bytes = work.streamBytes.empty() ? st.bytes : work.streamBytes[si];
+      const double dur = model::streamSeconds(bytes, t) + latency;
       double arrival = 0;
       for (int k = 0; k < N; ++k) {
         const double begin = std::max({issue_[k], outFree_[k], ready[k][st.operands[0]]});
         outFree_[k] = begin + dur;
         arrival = std::max(arrival, begin + dur);
-        emit(s.params[st.param].name, "stream-out", k + 1, kStreamOut, begin, dur, si, st.bytes);
+        emit(s.params[st.param].name, "stream-out", k + 1, kStreamOut, begin, dur, si, bytes);
       }
-      r.bytesOut += st.bytes;
+      r.bytesOut += bytes;
       const double ubegin = std::max(memxFree_, arrival);
       const double udur = updateSeconds_[st.param];
       memxFree_ = ubegin + udur;

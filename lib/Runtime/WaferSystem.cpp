@@ -2,6 +2,8 @@
 
 #include "wsc/Runtime/WaferSystem.h"
 
+#include "SparseContraction.h"
+
 #include "wsc/Runtime/Error.h"
 
 namespace wsc::rt {
@@ -9,7 +11,8 @@ namespace wsc::rt {
 WaferSystem::WaferSystem(const Schedule &schedule, const Interpreter &interpreter, int index,
                          BatchShard shard)
     : schedule_(schedule), interpreter_(interpreter), index_(index), shard_(shard),
-      values_(schedule.values.size()), ragged_(schedule.values.size()) {
+      values_(schedule.values.size()), ragged_(schedule.values.size()),
+      csr_(schedule.values.size()), requests_(schedule.steps.size()) {
   if (schedule.isLayerPipelined())
     resident_.emplace(schedule.params);
 }
@@ -37,21 +40,51 @@ void WaferSystem::clear() {
     t = Tensor();
   for (RaggedTensor &t : ragged_)
     t = RaggedTensor();
+  for (CsrTensor &t : csr_)
+    t = CsrTensor();
+  for (GradientRequest &r : requests_)
+    r = GradientRequest();
   raggedStep_ = false;
   lengths_.clear();
 }
 
 void WaferSystem::setValue(int id, Tensor t) { values_.at(id) = std::move(t); }
 
+void WaferSystem::setCsrValue(int id, CsrTensor t) { csr_.at(id) = std::move(t); }
+
 bool WaferSystem::hasValue(int id) const {
-  return values_.at(id).defined() || ragged_.at(id).defined();
+  return values_.at(id).defined() || ragged_.at(id).defined() || csr_.at(id).defined();
 }
 
 const Tensor &WaferSystem::value(int id) const {
   const Tensor &t = values_.at(id);
+  if (!t.defined() && isCsr(id)) {
+    interpreter_.countDenseFallback();
+    return csr_[id].dense();
+  }
   if (!t.defined())
     fail("internal: system ", index_, " has no ", isRagged(id) ? "dense " : "", "value ", id);
   return t;
+}
+
+void WaferSystem::setGradientRequest(size_t stepIndex, GradientRequest request) {
+  requests_.at(stepIndex) = std::move(request);
+}
+
+Tensor WaferSystem::maskOrderGradient(size_t stepIndex) const {
+  const GradientRequest &req = requests_.at(stepIndex);
+  const int id = schedule_.steps.at(stepIndex).operands.at(0);
+  if (!req.mask)
+    fail("internal: system ", index_, " has no gradient request for ",
+         schedule_.steps[stepIndex].path);
+  const sparse::CsrPattern &mask = *req.mask;
+  CsrTensor g = csr_.at(id);
+  if (!g.defined() || g.matrix().pattern != mask) {
+    // Computed dense (or at other entries): pick the requested ones.
+    interpreter_.countDenseFallback();
+    g = packAtMask(value(id), mask, schedule_.source + ": " + schedule_.steps[stepIndex].path);
+  }
+  return Tensor::fromFloats({mask.nnz()}, g.matrix().values);
 }
 
 const RaggedTensor &WaferSystem::raggedValue(int id) const {
@@ -64,6 +97,7 @@ const RaggedTensor &WaferSystem::raggedValue(int id) const {
 void WaferSystem::release(int id) {
   values_.at(id) = Tensor();
   ragged_.at(id) = RaggedTensor();
+  csr_.at(id) = CsrTensor();
 }
 
 std::vector<int64_t> WaferSystem::maskLengths(int group) const {
@@ -100,17 +134,28 @@ void WaferSystem::execute(size_t stepIndex) {
   switch (st.kind) {
   case StepKind::Kernel: {
     if (st.mask >= 0 && raggedStep_) {
+      for (int id : st.operands) // per-sample runs take dense operands
+        if (isCsr(id) && !values_[id].defined())
+          values_[id] = value(id);
       runRagged(schedule_, interpreter_, stepIndex, values_, ragged_, context(),
                 lengths_.at(st.mask));
       break;
     }
-    std::vector<Tensor> operands;
-    operands.reserve(st.operands.size());
-    for (int id : st.operands)
-      operands.push_back(value(id));
-    std::vector<Tensor> results = interpreter_.runKernel(stepIndex, operands, context());
-    for (size_t i = 0; i < results.size(); ++i)
-      values_[st.results[i]] = std::move(results[i]);
+    KernelTensors operands;
+    for (int id : st.operands) {
+      operands.csr.push_back(csr_[id]);
+      operands.dense.push_back(isCsr(id) ? Tensor() : value(id));
+    }
+    std::vector<GradientRequest> requests;
+    for (int id : st.results) {
+      const int g = schedule_.values[id].maskGradient;
+      requests.push_back(g >= 0 ? requests_[g] : GradientRequest());
+    }
+    KernelTensors results = interpreter_.runKernel(stepIndex, operands, context(), requests);
+    for (size_t i = 0; i < st.results.size(); ++i) {
+      values_[st.results[i]] = std::move(results.dense[i]);
+      csr_[st.results[i]] = std::move(results.csr[i]);
+    }
     break;
   }
   case StepKind::LayoutConvert:
@@ -118,6 +163,8 @@ void WaferSystem::execute(size_t stepIndex) {
     // Numerically the identity: same buffer under the new value id.
     if (isRagged(st.operands[0]))
       ragged_[st.results[0]] = ragged_[st.operands[0]];
+    else if (isCsr(st.operands[0]))
+      csr_[st.results[0]] = csr_[st.operands[0]];
     else
       values_[st.results[0]] = value(st.operands[0]);
     break;

@@ -236,6 +236,34 @@ nlohmann::json vtsJson(const VtsTiming &v) {
           {"kernel_work", kernels}};
 }
 
+nlohmann::json sparseJson(const SparseTiming &s) {
+  nlohmann::json params = nlohmann::json::array();
+  for (const SparseTiming::Param &p : s.params)
+    params.push_back({{"name", p.name},
+                      {"density", p.density},
+                      {"expected_density", p.expectedDensity},
+                      {"nnz", p.nnz},
+                      {"rows", p.rows},
+                      {"cols", p.cols},
+                      {"stream_bytes", p.streamBytes},
+                      {"dense_stream_bytes", p.denseStreamBytes},
+                      {"gradient_bytes", p.gradientBytes},
+                      {"dense_gradient_bytes", p.denseGradientBytes}});
+  return {{"params", params},
+          {"spmm", s.spmm},
+          {"sddmm", s.sddmm},
+          {"dense_fallbacks", s.denseFallbacks},
+          {"model_state",
+           {{"params", s.phi},
+            {"nnz", s.nnz},
+            {"as_stored_bytes", s.asStoredBytes},
+            {"as_stored_dense_bytes", s.asStoredDenseBytes},
+            {"working_copy_bytes", s.workingCopyBytes},
+            {"white_paper_bytes", s.whitePaperBytes},
+            {"samo_bytes", s.samoBytes},
+            {"samo_default_bytes", s.samoDefaultBytes}}}};
+}
+
 nlohmann::json timingJson(const StepTiming &t) {
   nlohmann::json j = {{"time_s", t.timeS},       {"compute_s", t.computeS},
                       {"stream_s", t.streamS},   {"stall_s", t.stallS},
@@ -245,6 +273,8 @@ nlohmann::json timingJson(const StepTiming &t) {
     j["pipeline"] = pipelineJson(*t.pipeline);
   if (t.vts)
     j["vts"] = vtsJson(*t.vts);
+  if (t.sparse)
+    j["sparse"] = sparseJson(*t.sparse);
   return j;
 }
 
@@ -259,6 +289,20 @@ std::string vtsNote(const StepTiming &t) {
          fmtTime(t.vts->denseComputeS) + ")";
 }
 
+/// "  sparse 10.0% dense, 6 spmm, 2 sddmm, 0 dense fallbacks", or nothing.
+std::string sparseNote(const StepTiming &t) {
+  if (!t.sparse)
+    return "";
+  const SparseTiming &s = *t.sparse;
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "  sparse %.1f%% dense, %lld spmm, %lld sddmm, %lld dense fallbacks",
+                s.phi > 0 ? 100.0 * static_cast<double>(s.nnz) / static_cast<double>(s.phi) : 100.0,
+                static_cast<long long>(s.spmm), static_cast<long long>(s.sddmm),
+                static_cast<long long>(s.denseFallbacks));
+  return text;
+}
+
 std::string timingLine(const StepTiming &t) {
   if (const auto &p = t.pipeline) {
     char rate[64];
@@ -271,7 +315,7 @@ std::string timingLine(const StepTiming &t) {
   return "time " + fmtTime(t.timeS) + " (compute " + fmtTime(t.computeS) + ", stream " +
          fmtTime(t.streamS) + ", stall " + fmtTime(t.stallS) + ")  in " + fmtBytes(t.bytesIn) +
          "  out " + fmtBytes(t.bytesOut) + "  sram/PE " + fmtBytes(t.peakSramPerPeBytes) +
-         vtsNote(t);
+         vtsNote(t) + sparseNote(t);
 }
 
 /// "  bottleneck NAME" for a layer-pipelined step, else nothing.

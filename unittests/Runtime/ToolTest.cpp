@@ -89,6 +89,41 @@ TEST_F(Tool, ReportsVariableTensorShape) {
   EXPECT_LT(vts["compute_s"].get<double>(), vts["dense_compute_s"].get<double>());
 }
 
+TEST_F(Tool, ReportsSparseWeights) {
+  // Pruned weights and no masks: the masks are the weights' non-zeros.
+  auto pruned = [](const Shape &shape, uint32_t seed) {
+    std::vector<float> v = randomTensor(shape, seed).toFloats();
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = i % 4 == 1 ? v[i] : 0.0f;
+    return Tensor::fromFloats(shape, v);
+  };
+  writeSafeTensors(path("w.safetensors"),
+                   {{"fc0.weight", pruned({32, 24}, 1)}, {"fc0.bias", randomTensor({32}, 2)},
+                    {"fc1.weight", pruned({6, 32}, 3)}, {"fc1.bias", randomTensor({6}, 4)}});
+  writeSafeTensors(path("d.safetensors"),
+                   {{"input0", randomTensor({8, 24}, 5)},
+                    {"label0", Tensor::fromInts({8}, {0, 1, 2, 3, 4, 5, 0, 1})}});
+  Result r = run(inputPath("sparse_mlp_s1.json") + " --weights " + path("w.safetensors") +
+                 " --data " + path("d.safetensors") + " --report " + path("r.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "sparse 25.0% dense, 3 spmm, 2 sddmm, 0 dense fallbacks");
+  json step = json::parse(slurp(path("r.json")))["steps"][0];
+  json sp = step["sparse"];
+  ASSERT_EQ(sp["params"].size(), 2u);
+  EXPECT_EQ(sp["params"][0]["name"], "fc0.weight");
+  EXPECT_EQ(sp["params"][0]["nnz"], 192);
+  EXPECT_EQ(sp["params"][0]["density"], 0.25);
+  EXPECT_EQ(sp["params"][0]["gradient_bytes"], 4 * 192);
+  EXPECT_EQ(sp["dense_fallbacks"], 0);
+  EXPECT_EQ(sp["model_state"]["params"], 32 * 24 + 6 * 32);
+  EXPECT_EQ(sp["model_state"]["nnz"], 240);
+  for (const char *key : {"as_stored_bytes", "as_stored_dense_bytes", "working_copy_bytes",
+                          "white_paper_bytes", "samo_bytes", "samo_default_bytes"})
+    EXPECT_GT(sp["model_state"][key].get<int64_t>(), 0) << key;
+  // 25% dense: the csr streams are smaller than the compiler's dense bytes.
+  EXPECT_LT(step["bytes_in"].get<double>(), 3072 + 128 + 768 + 24 + 768);
+}
+
 TEST_F(Tool, Inference) {
   writeSafeTensors(path("w.safetensors"),
                    {{"fc0.weight", randomTensor({5, 4}, 1)}, {"fc0.bias", randomTensor({5}, 2)},

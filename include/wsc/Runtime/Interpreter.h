@@ -14,6 +14,7 @@
 
 #include "wsc/Runtime/RaggedTensor.h"
 #include "wsc/Runtime/Schedule.h"
+#include "wsc/Runtime/SparseValue.h"
 #include "wsc/Runtime/Tensor.h"
 
 #include <array>
@@ -23,9 +24,10 @@
 
 namespace wsc::rt {
 
-/// How a structured op was executed (see StructuredOp.h).
-enum class ExecMode { Empty, Blas, Row, Reduce, Scalar };
-constexpr int kNumExecModes = 5;
+/// How a structured op was executed (see StructuredOp.h; Spmm and Sddmm:
+/// SparseContraction.h).
+enum class ExecMode { Empty, Blas, Row, Reduce, Scalar, Spmm, Sddmm };
+constexpr int kNumExecModes = 7;
 
 /// The part of the global batch one system holds.
 struct ShardContext {
@@ -40,6 +42,20 @@ struct KernelValues {
   std::vector<RaggedTensor> ragged;
 };
 
+/// A kernel's operands or results when some are held in CSR (sparse weight
+/// streaming): entry i is `csr[i]` if defined, else `dense[i]`.
+struct KernelTensors {
+  std::vector<Tensor> dense;
+  std::vector<CsrTensor> csr;
+};
+
+/// A contraction a kernel runs on its sparse weight (body op index, the
+/// parameter whose mask sets its work).
+struct SparseContraction {
+  size_t op = 0;
+  int param = -1;
+};
+
 class Interpreter {
 public:
   /// `schedule` must outlive the interpreter.
@@ -52,6 +68,14 @@ public:
   /// at the shard's shapes) and returns its results.
   std::vector<Tensor> runKernel(size_t stepIndex, const std::vector<Tensor> &operands,
                                 const ShardContext &shard) const;
+  /// Same, with operands held in CSR (csr weight streams: contractions with
+  /// them run on sparse kernels, other uses see their dense form) and, per
+  /// result, the gradient request of a result that feeds a mask-format
+  /// gradient stream (an undefined mask otherwise): such a result comes back
+  /// in CSR, computed only at the requested entries.
+  KernelTensors runKernel(size_t stepIndex, const KernelTensors &operands,
+                          const ShardContext &shard,
+                          const std::vector<GradientRequest> &requests) const;
 
   /// Runs ragged kernel step `stepIndex` once per sample of the shard
   /// (VTS): sample i has valid length `lengths[i]` in the kernel's mask
@@ -68,6 +92,13 @@ public:
   int64_t execCount(ExecMode mode) const {
     return counts_[static_cast<int>(mode)].load(std::memory_order_relaxed);
   }
+  /// Times a value held in CSR was used dense, or a requested gradient was
+  /// computed dense and then packed at the mask, so far.
+  int64_t denseFallbacks() const { return fallbacks_.load(std::memory_order_relaxed); }
+  void countDenseFallback() const { fallbacks_.fetch_add(1, std::memory_order_relaxed); }
+  /// The contractions of kernel step `stepIndex` that run on sparse kernels
+  /// (empty for ragged kernels, which use their sparse operands dense).
+  const std::vector<SparseContraction> &sparseContractions(size_t stepIndex) const;
 
   struct CompiledKernel;
 
@@ -75,6 +106,7 @@ private:
   const Schedule &schedule_;
   std::vector<std::unique_ptr<CompiledKernel>> kernels_; // by step index
   mutable std::array<std::atomic<int64_t>, kNumExecModes> counts_{};
+  mutable std::atomic<int64_t> fallbacks_{0};
 };
 
 } // namespace wsc::rt

@@ -1,13 +1,14 @@
 //===- KernelWork.h - How much work a kernel does at given shapes -*- C++ -*-===//
 //
 // Variable tensor shape (VTS) shrinks a kernel's compute with the valid
-// tokens, so the timing models need the work of a ragged kernel relative to
-// its dense run. A kernel's work at given shapes is its iteration count: the
-// sum over its structured (linalg) ops of the product of their loop
-// extents. In a ragged kernel the ops that read or write a batch value work
-// on each sample; the others (on weights, on gradient sums, on the leading
-// blocks of non-batch tables) are work the wafer does once, not once per
-// sample, even though the emulator repeats some of them per sample.
+// tokens, and sparse weights shrink its contractions with their masks, so
+// the timing models need a kernel's work relative to its dense run. A
+// kernel's work at given shapes is its iteration count: the sum over its
+// structured (linalg) ops of the product of their loop extents. In a
+// ragged kernel the ops that read or write a batch value work on each
+// sample; the others (on weights, on gradient sums, on the leading blocks of
+// non-batch tables) are work the wafer does once, not once per sample, even
+// though the emulator repeats some of them per sample.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_KERNELWORK_H
@@ -43,6 +44,12 @@ public:
   /// at kernel step `step`, (perSample + shared) / dense(1): the sample's
   /// work against one padded sample's.
   double sampleFraction(size_t step, int64_t length) const;
+  /// Sparse weights: the time factor of kernel step `step` on a shard of
+  /// `localBatch` samples whose body ops `ops[i].first` (contractions) do
+  /// only the fraction `ops[i].second` (their mask's density) of their
+  /// iterations: (dense - sum iters + sum iters x density) / dense.
+  double sparseFraction(size_t step, int64_t localBatch,
+                        const std::vector<std::pair<size_t, double>> &ops) const;
 
 private:
   double count(size_t step, int64_t length, bool batchOps) const;

@@ -26,6 +26,10 @@ public:
 
   /// One update of `param` (numel elements) with gradient `grad`.
   void step(float *param, const float *grad);
+  /// One update of the `count` entries `index[j]` of `param` (sorted,
+  /// distinct) with their gradients `grad[j]`: a sparse parameter's active
+  /// weights. Every other entry and its state stay as they are.
+  void stepAt(float *param, const float *grad, const int64_t *index, int64_t count);
 
   const OptimizerSpec &spec() const { return spec_; }
   int64_t steps() const { return steps_; }
@@ -36,8 +40,11 @@ public:
   const std::vector<float> &maxExpAvgSq() const { return maxExpAvgSq_; }
 
 private:
-  void stepSGD(float *p, const float *g);
-  void stepAdam(float *p, const float *g, bool decoupled);
+  /// Updates entries at(0) .. at(n - 1) of `p` and the state; g is packed.
+  template <typename At> void stepSGD(float *p, const float *g, int64_t n, At at);
+  template <typename At>
+  void stepAdam(float *p, const float *g, int64_t n, At at, bool decoupled);
+  template <typename At> void dispatch(float *p, const float *g, int64_t n, At at);
 
   OptimizerSpec spec_;
   int64_t numel_;

@@ -28,6 +28,9 @@ namespace wsc::rt {
 class ParamStore {
 public:
   explicit ParamStore(const std::vector<ParamSpec> &params);
+  virtual ~ParamStore() = default;
+  ParamStore(const ParamStore &) = default;
+  ParamStore &operator=(const ParamStore &) = default;
 
   size_t numParams() const { return params_.size(); }
   const ParamSpec &param(int p) const { return params_.at(p); }
@@ -49,29 +52,48 @@ public:
   std::map<std::string, Tensor> allWeights() const;
   const ParamOptimizer &optimizer(int p) const { return optimizers_.at(p); }
 
-  /// Makes parameter `p` sparse with a fixed mask (i1, the parameter's
-  /// shape; true = active): its masked weights become 0, and from now on
-  /// only active weights receive gradients and change (white paper 7.4:
-  /// MemoryX updates the active weights, then re-applies the mask). An
-  /// undefined tensor makes the parameter dense again.
+  /// Makes parameter `p` sparse with a mask (i1, the parameter's shape;
+  /// true = active): its masked weights become 0, and from now on the
+  /// optimizer updates only the active weights (white paper 7.4). May be
+  /// called again between steps to change the mask: the optimizer state is
+  /// kept (a weight that becomes active again resumes from its state, its
+  /// value starting at 0). An undefined tensor makes the parameter dense.
   void setMask(int p, const Tensor &mask);
   /// The mask of parameter `p` (undefined when dense).
   const Tensor &mask(int p) const { return masks_.at(p); }
+  /// Flat (row-major) indices of the active weights, ascending: the mask's
+  /// order (empty when dense).
+  const std::vector<int64_t> &activeIndices(int p) const { return active_.at(p); }
   /// Fraction of active weights (1 when dense).
   double density(int p) const;
 
   /// Applies parameter `p`'s optimizer with `gradient` (the parameter's
-  /// shape, f32, summed over the whole batch), masked when `p` is sparse.
+  /// shape, f32, summed over the whole batch); a sparse parameter uses only
+  /// its active entries.
   void applyGradient(int p, const Tensor &gradient);
+  /// Applies the optimizer of sparse parameter `p` with the gradients of its
+  /// active weights in mask order (f32, [nnz]).
+  void applyMaskGradient(int p, const Tensor &packed);
 
   /// Modeled update cost: elements x optimizer flops per element.
   double updateFlops(int p) const { return paramUpdateFlops(params_.at(p)); }
 
+protected:
+  /// What changed parameter `p`: new weights, a new (or no) mask, an update.
+  enum class Change { Weights, Mask, Update };
+  /// Called after every change of parameter `p` (MemoryX refreshes its CSR
+  /// working copy here).
+  virtual void changed(int /*p*/, Change /*what*/) {}
+
 private:
+  /// The weights of `p`, unshared (copy on write).
+  float *ownWeights(int p);
+
   std::vector<ParamSpec> params_;
   std::vector<Tensor> weights_;
   std::vector<ParamOptimizer> optimizers_;
   std::vector<Tensor> masks_;
+  std::vector<std::vector<int64_t>> active_;
 };
 
 } // namespace wsc::rt

@@ -43,11 +43,18 @@ struct OptimizerSpec {
   double weightDecay = 0;
 };
 
+/// A sparse parameter (2-D only): what the compiler expected of its mask.
+struct SparsitySpec {
+  double density = 1; // expected fraction of active weights, in (0, 1]
+  std::string source; // how the mask was chosen ("magnitude", ...): free text
+};
+
 struct ParamSpec {
   std::string name;
   Shape shape;
   DType dtype = DType::F32;
   OptimizerSpec optimizer;
+  std::optional<SparsitySpec> sparsity;
 };
 
 enum class InputRole { Input, Label };
@@ -91,6 +98,15 @@ struct ValueSpec {
   bool partial = false;
   /// True if `d` is one of the ragged dims.
   bool isRaggedDim(int d) const;
+  /// Sparse weight streaming, derived: the parameter whose csr weight stream
+  /// this value is (directly or through layout_convert), or -1. Systems hold
+  /// it in CSR.
+  int csrParam = -1;
+  /// Sparse weight streaming, derived: for a kernel result, the mask-format
+  /// gradient_stream step it feeds (directly or through layout_convert) and
+  /// nothing else feeds on, or -1. Its kernel computes it only at the
+  /// mask's entries.
+  int maskGradient = -1;
   double sramBytesPerPe = 0;
   /// The wafer layout, for reports: "x=[h] y=[b] on 924x64 PEs" (or empty).
   std::string layout;
@@ -170,6 +186,9 @@ struct KernelBody {
 
 struct KernelCost {
   double flops = 0, cycles = 0, pes = 0;
+  /// The factor the compiler applied to `cycles` for sparse operands (the
+  /// timing model replaces it by the actual masks' factor).
+  double density = 1;
 };
 
 enum class StepKind {
@@ -178,6 +197,10 @@ enum class StepKind {
   StripPadding, RestorePadding                         // variable tensor shape
 };
 enum class StreamOrder { RowMajor, Transposed };
+/// How a stream carries its parameter: weight_stream dense or csr (the
+/// CSR working copy), gradient_stream dense or mask (values at the mask's
+/// entries, in mask order).
+enum class StreamFormat { Dense, Csr, Mask };
 enum class Phase { Forward, Backward, Loss };
 /// "forward", "backward" or "loss", as in the schedule.
 const char *phaseName(Phase p);
@@ -215,8 +238,9 @@ struct Step {
   // weight_stream / gradient_stream / weight_read / weight_update
   int param = -1;
   StreamOrder order = StreamOrder::RowMajor;
+  StreamFormat format = StreamFormat::Dense;
   DType dtype = DType::F32;
-  double bytes = 0;
+  double bytes = 0; // the compiler's prediction
   // kernel
   std::string name, layer;
   Phase phase = Phase::Forward;

@@ -17,6 +17,13 @@
 // (weight_update). No MemoryX, no SwarmX; the timing model is the sample
 // pipeline (PipelineModel).
 //
+// With sparse parameters (docs/ScheduleFormat.md, "Sparse parameters")
+// MemoryX keeps their CSR working copies; a csr weight_stream broadcasts the
+// working copy (SparseStream), every step starts with MemoryX's gradient
+// requests for the mask-format gradient streams, and those streams reduce
+// and apply [nnz] vectors in mask order. The timing model gets the actual
+// stream bytes and kernel work of the actual masks (StepTiming::sparse).
+//
 // With variable tensor shapes (a "vts" section) the Session reads every
 // mask group's valid lengths off the systems as the mask values appear,
 // decides before the first VTS step whether the step runs ragged (valid
@@ -98,11 +105,18 @@ public:
 private:
   void run(const std::vector<Tensor> &inputs);
   ParamStore &mutableParameters();
+  StepTiming simulateTiming();
   // Variable tensor shape (SessionVts.cpp).
   void initVts();
   void noteMasks(int id);
   void decideVts();
-  StepTiming simulateTiming();
+  void vtsWork(StepWork &work, std::vector<VtsTiming::Kernel> &kernels);
+  void reportVts(StepTiming &t, std::vector<VtsTiming::Kernel> kernels) const;
+  // Sparse weights (SessionSparse.cpp).
+  void initSparse();
+  void startSparseStep();
+  void sparseWork(StepWork &work);
+  void reportSparse(StepTiming &t) const;
 
   Schedule schedule_;
   Interpreter interpreter_;
@@ -111,11 +125,16 @@ private:
   std::vector<WaferSystem> systems_;
   std::unique_ptr<StepModel> timing_;
   std::vector<std::vector<int>> releaseAfter_; // per step: values dead after it
+  std::unique_ptr<KernelWork> work_; // VTS or sparse weights
   // Variable tensor shape only.
-  std::unique_ptr<KernelWork> work_;
   std::vector<std::vector<int>> masksOf_;     // value id -> mask groups it masks
   std::vector<std::vector<int64_t>> lengths_; // [group][sample] of this step
   bool decided_ = false, ragged_ = false;
+  // Sparse weights only: per step the bytes a csr or mask stream moved this
+  // step (-1: the schedule's), the interpreter's counts at the step's start.
+  bool sparse_ = false;
+  std::vector<double> streamBytes_;
+  int64_t spmmAtStart_ = 0, sddmmAtStart_ = 0, fallbacksAtStart_ = 0;
   StepReport report_;
   int stepsRun_ = 0;
 };

@@ -12,6 +12,7 @@
 #ifndef WSC_RUNTIME_SWARMX_H
 #define WSC_RUNTIME_SWARMX_H
 
+#include "wsc/Runtime/SparseValue.h"
 #include "wsc/Runtime/Tensor.h"
 
 #include <vector>
@@ -27,19 +28,26 @@ public:
   virtual int numLocalSystems() const = 0;
   /// MemoryX -> systems: what each local system receives.
   virtual std::vector<Tensor> broadcast(const Tensor &fromMemoryX) = 0;
+  /// A csr weight stream, MemoryX -> systems.
+  virtual std::vector<SparseStream> broadcast(const SparseStream &fromMemoryX) = 0;
+  /// A gradient request (mask), MemoryX -> systems.
+  virtual std::vector<GradientRequest> broadcast(const GradientRequest &fromMemoryX) = 0;
   /// Systems -> MemoryX: the elementwise FP32 sum over all systems of
-  /// `partials` (one per local system, equal shapes).
+  /// `partials` (one per local system, equal shapes). Mask-order gradients
+  /// are [nnz] vectors.
   virtual Tensor reduce(const std::vector<Tensor> &partials) = 0;
 };
 
-/// All systems in this process. Broadcast shares one read-only buffer;
-/// reduce adds in system order.
+/// All systems in this process. Broadcast shares one read-only buffer (or
+/// CSR matrix, or mask); reduce adds in system order.
 class LocalSwarmX : public SwarmX {
 public:
   explicit LocalSwarmX(int systems);
   int numSystems() const override { return systems_; }
   int numLocalSystems() const override { return systems_; }
   std::vector<Tensor> broadcast(const Tensor &fromMemoryX) override;
+  std::vector<SparseStream> broadcast(const SparseStream &fromMemoryX) override;
+  std::vector<GradientRequest> broadcast(const GradientRequest &fromMemoryX) override;
   Tensor reduce(const std::vector<Tensor> &partials) override;
 
 private:

@@ -82,28 +82,61 @@ struct VtsTiming {
   std::vector<Kernel> kernels;
 };
 
+/// The sparse-weight figures of a step (weight-streaming schedules with
+/// sparse parameters): the actual masks, what streaming them cost, which
+/// kernels ran, and the model-state memory of the sparse parameters.
+struct SparseTiming {
+  struct Param {
+    std::string name;
+    double density = 1;         // nnz / (rows x cols) of the actual mask
+    double expectedDensity = 1; // the schedule's "sparsity.density"
+    int64_t nnz = 0, rows = 0, cols = 0;
+    double streamBytes = 0;        // this step's csr weight streams, per system
+    double denseStreamBytes = 0;   // the same streams dense
+    double gradientBytes = 0;      // mask-format gradient streams, per system
+    double denseGradientBytes = 0; // the same streams dense
+  };
+  std::vector<Param> params;
+  /// Structured ops this step, summed over systems: contractions on sparse
+  /// kernels, and values held in CSR used (or requested gradients
+  /// computed) dense instead.
+  int64_t spmm = 0, sddmm = 0, denseFallbacks = 0;
+  /// Model-state memory of the sparse parameters (docs/Sparsity.md):
+  /// phi weights of which nnz active; MemoryX as stored (dense FP32 weights,
+  /// gradients and optimizer state plus the FP16 CSR working copy), the white
+  /// paper's 20 phi, and SAMO's 24 f phi + 2 phi against its dense 20 phi
+  /// (for Adam; optimizer states as the parameters' optimizers keep).
+  int64_t phi = 0, nnz = 0;
+  int64_t asStoredBytes = 0, asStoredDenseBytes = 0, workingCopyBytes = 0;
+  int64_t whitePaperBytes = 0, samoBytes = 0, samoDefaultBytes = 0;
+};
+
 struct StepTiming {
   double timeS = 0;    // modeled step time
   double computeS = 0; // busy time of the wafer compute (LP: the bottleneck's)
   double streamS = 0;  // busy time of the stream-in link (LP: 0)
   double stallS = 0;   // compute idle while waiting for streams (LP: the bubble)
-  double bytesIn = 0;  // weight bytes received per system
-  double bytesOut = 0; // gradient bytes sent per system
+  double bytesIn = 0;  // weight bytes received per system (actual: sparse streams by their masks)
+  double bytesOut = 0; // gradient bytes sent per system (same)
   double peakSramPerPeBytes = 0;
   std::optional<PipelineTiming> pipeline; // layer-pipelined mode only
   std::optional<VtsTiming> vts;           // schedules with variable tensor shapes
+  std::optional<SparseTiming> sparse;     // schedules with sparse parameters
 };
 
-/// What the Session tells a timing model about a step with variable tensor
-/// shapes; the default is a step at full work.
+/// What the Session tells a timing model about a step's actual work
+/// (variable tensor shapes, sparse weights); the default is the schedule's.
 struct StepWork {
   StepWork() {} // not an aggregate: a braced list of doubles never converts
   /// The step runs ragged: strip_padding and restore_padding take their
   /// cycles (in a dense step they are the identity and free).
   bool ragged = false;
   /// Weight streaming: [system][schedule step] factor on a kernel's cycles
-  /// (empty: 1 everywhere).
+  /// (empty: 1 everywhere): VTS work fractions times sparse-weight factors.
   std::vector<std::vector<double>> kernelFactor;
+  /// Weight streaming: per schedule step, the bytes a weight or gradient
+  /// stream actually moves per system (empty: the schedule's `bytes`).
+  std::vector<double> streamBytes;
   /// Layer pipelined: [stage][sample] factor on a stage's time per sample,
   /// stages being the kernel steps in schedule order (empty: 1).
   std::vector<std::vector<double>> stageFactor;
@@ -183,8 +216,9 @@ private:
   std::vector<TraceEvent> events_;
 };
 
-/// Throws unless `work`'s factor tables are empty or [systems][steps]
-/// (kernel) and [stages][samples] (stage), finite and not negative.
+/// Throws unless `work`'s tables are empty or [systems][steps] (kernel),
+/// [stages][samples] (stage) and [steps] (stream bytes), finite and not
+/// negative.
 void checkStepWork(const StepWork &work, size_t systems, size_t steps, size_t stages,
                    size_t samples);
 

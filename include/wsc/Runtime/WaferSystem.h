@@ -8,6 +8,11 @@
 // (residentWeights(): FP32 weights and optimizer state in the layers'
 // regions) and runs weight_read, weight_update and route itself.
 //
+// With sparse weight streaming a value may be held in CSR (CsrTensor): a csr
+// weight stream and what layout_convert makes of it, and a weight gradient
+// requested in mask order, which its kernel computes only at the requested
+// entries. Its dense form is made when something needs it.
+//
 // With variable tensor shapes (VTS) a value may be held ragged: packed per
 // sample (RaggedTensor). In a step the Session declares ragged, strip_padding
 // packs, restore_padding unpacks and ragged kernels run per sample; in a
@@ -41,8 +46,19 @@ public:
   void clear();
   /// Places a tensor (an input shard or a weight delivery) in the store.
   void setValue(int id, Tensor t);
-  /// A resident dense tensor; throws if absent or held ragged.
+  /// Places a value held in CSR (a csr weight stream delivery).
+  void setCsrValue(int id, CsrTensor t);
+  /// A resident dense tensor (the dense form of one held in CSR); throws if
+  /// absent or held ragged.
   const Tensor &value(int id) const;
+  bool isCsr(int id) const { return csr_.at(id).defined(); }
+  /// Sparse weight streaming: the gradient request of mask-format gradient
+  /// stream step `stepIndex` for this step (MemoryX sends it through SwarmX).
+  void setGradientRequest(size_t stepIndex, GradientRequest request);
+  /// What this system sends for mask-format gradient stream step
+  /// `stepIndex`: its gradient at the request's entries, in mask order
+  /// (f32, [nnz]).
+  Tensor maskOrderGradient(size_t stepIndex) const;
   /// A resident ragged value; throws if absent or dense.
   const RaggedTensor &raggedValue(int id) const;
   bool hasValue(int id) const;
@@ -74,6 +90,8 @@ private:
   BatchShard shard_;
   std::vector<Tensor> values_;       // by value id
   std::vector<RaggedTensor> ragged_; // by value id: values held ragged
+  std::vector<CsrTensor> csr_;       // by value id: values held in CSR
+  std::vector<GradientRequest> requests_; // by step: this step's requests
   std::optional<ParamStore> resident_; // layer-pipelined mode only
   bool raggedStep_ = false;
   std::vector<std::vector<int64_t>> lengths_; // [mask group][local sample]

@@ -144,6 +144,41 @@ py::dict vtsDict(const VtsTiming &v) {
   return d;
 }
 
+/// The sparse-weight figures, keyed as in wsc-run --report.
+py::dict sparseDict(const SparseTiming &s) {
+  py::list params;
+  for (const SparseTiming::Param &p : s.params) {
+    py::dict d;
+    d["name"] = p.name;
+    d["density"] = p.density;
+    d["expected_density"] = p.expectedDensity;
+    d["nnz"] = p.nnz;
+    d["rows"] = p.rows;
+    d["cols"] = p.cols;
+    d["stream_bytes"] = p.streamBytes;
+    d["dense_stream_bytes"] = p.denseStreamBytes;
+    d["gradient_bytes"] = p.gradientBytes;
+    d["dense_gradient_bytes"] = p.denseGradientBytes;
+    params.append(d);
+  }
+  py::dict state;
+  state["params"] = s.phi;
+  state["nnz"] = s.nnz;
+  state["as_stored_bytes"] = s.asStoredBytes;
+  state["as_stored_dense_bytes"] = s.asStoredDenseBytes;
+  state["working_copy_bytes"] = s.workingCopyBytes;
+  state["white_paper_bytes"] = s.whitePaperBytes;
+  state["samo_bytes"] = s.samoBytes;
+  state["samo_default_bytes"] = s.samoDefaultBytes;
+  py::dict d;
+  d["params"] = params;
+  d["spmm"] = s.spmm;
+  d["sddmm"] = s.sddmm;
+  d["dense_fallbacks"] = s.denseFallbacks;
+  d["model_state"] = state;
+  return d;
+}
+
 py::dict reportDict(const StepReport &r) {
   py::dict d;
   d["loss"] = r.loss;
@@ -158,6 +193,8 @@ py::dict reportDict(const StepReport &r) {
     d["pipeline"] = pipelineDict(*r.timing.pipeline);
   if (r.timing.vts)
     d["vts"] = vtsDict(*r.timing.vts);
+  if (r.timing.sparse)
+    d["sparse"] = sparseDict(*r.timing.sparse);
   return d;
 }
 

@@ -1,0 +1,163 @@
+//===- SessionSparse.cpp - The Session's sparse-weight bookkeeping --------===//
+//
+// Tells MemoryX which parameters stream sparse, sends its gradient requests
+// to the systems at the start of every step, and after the step hands the
+// timing model the bytes and kernel work of the actual masks and reports
+// them (StepTiming::sparse).
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Runtime/Session.h"
+
+#include "wsc/Sparse/ModelState.h"
+
+#include <algorithm>
+
+namespace wsc::rt {
+
+namespace {
+
+/// FP32 optimizer state words per weight.
+int optimizerStates(const OptimizerSpec &o) {
+  switch (o.kind) {
+  case OptimizerKind::SGD:
+    return o.momentum != 0 ? 1 : 0;
+  case OptimizerKind::Adam:
+  case OptimizerKind::AdamW:
+    return o.amsgrad ? 3 : 2;
+  case OptimizerKind::None:
+    break;
+  }
+  return 0;
+}
+
+double dtypeBytes(DType t) { return t == DType::F32 ? 4.0 : 2.0; } // stream dtypes
+
+} // namespace
+
+void Session::initSparse() {
+  const Schedule &s = schedule_;
+  if (s.isLayerPipelined())
+    return;
+  for (const ParamSpec &p : s.params)
+    sparse_ = sparse_ || p.sparsity.has_value();
+  if (!sparse_)
+    return;
+  streamBytes_.assign(s.steps.size(), -1.0);
+  std::vector<std::vector<DType>> dtypes(s.params.size());
+  std::vector<bool> streamed(s.params.size(), false);
+  bool contractions = false;
+  for (size_t si = 0; si < s.steps.size(); ++si) {
+    const Step &st = s.steps[si];
+    if (st.format == StreamFormat::Csr)
+      dtypes[st.param].push_back(st.dtype);
+    if (st.format != StreamFormat::Dense)
+      streamed[st.param] = true;
+    contractions = contractions || !interpreter_.sparseContractions(si).empty();
+  }
+  for (size_t p = 0; p < s.params.size(); ++p)
+    if (streamed[p])
+      memoryX_->streamSparse(static_cast<int>(p), dtypes[p]);
+  if (contractions && !work_)
+    work_ = std::make_unique<KernelWork>(s);
+}
+
+void Session::startSparseStep() {
+  if (!sparse_)
+    return;
+  spmmAtStart_ = interpreter_.execCount(ExecMode::Spmm);
+  sddmmAtStart_ = interpreter_.execCount(ExecMode::Sddmm);
+  fallbacksAtStart_ = interpreter_.denseFallbacks();
+  std::fill(streamBytes_.begin(), streamBytes_.end(), -1.0);
+  for (size_t si = 0; si < schedule_.steps.size(); ++si) {
+    const Step &st = schedule_.steps[si];
+    if (st.kind != StepKind::GradientStream || st.format != StreamFormat::Mask)
+      continue;
+    // MemoryX -> SwarmX -> systems, like a weight stream (white paper 7.4).
+    std::vector<GradientRequest> received =
+        swarmX_->broadcast(memoryX_->gradientRequest(st.param, st.order));
+    for (WaferSystem &sys : systems_)
+      sys.setGradientRequest(si, received[sys.index()]);
+  }
+}
+
+void Session::sparseWork(StepWork &work) {
+  const Schedule &s = schedule_;
+  if (!sparse_)
+    return;
+  work.streamBytes.resize(s.steps.size());
+  for (size_t si = 0; si < s.steps.size(); ++si)
+    work.streamBytes[si] = streamBytes_[si] >= 0 ? streamBytes_[si] : s.steps[si].bytes;
+  // Kernels: the compiler's density is replaced by the actual masks' factor.
+  for (size_t si = 0; si < s.steps.size(); ++si) {
+    const Step &st = s.steps[si];
+    const std::vector<SparseContraction> &sc = interpreter_.sparseContractions(si);
+    if (st.kind != StepKind::Kernel || (sc.empty() && st.cost.density == 1))
+      continue;
+    if (work.kernelFactor.empty())
+      work.kernelFactor.assign(s.systems, std::vector<double>(s.steps.size(), 1.0));
+    std::vector<std::pair<size_t, double>> ops;
+    for (const SparseContraction &c : sc)
+      ops.push_back({c.op, memoryX_->density(c.param)});
+    for (const WaferSystem &sys : systems_) {
+      const double f = ops.empty() ? 1.0 : work_->sparseFraction(si, sys.shard().size, ops);
+      work.kernelFactor[sys.index()][si] *= f / st.cost.density;
+    }
+  }
+}
+
+void Session::reportSparse(StepTiming &t) const {
+  if (!sparse_)
+    return;
+  const Schedule &s = schedule_;
+  const MemoryX &mx = *memoryX_;
+  SparseTiming r;
+  r.spmm = interpreter_.execCount(ExecMode::Spmm) - spmmAtStart_;
+  r.sddmm = interpreter_.execCount(ExecMode::Sddmm) - sddmmAtStart_;
+  r.denseFallbacks = interpreter_.denseFallbacks() - fallbacksAtStart_;
+  for (size_t p = 0; p < s.params.size(); ++p) {
+    const ParamSpec &spec = s.params[p];
+    if (!spec.sparsity)
+      continue;
+    SparseTiming::Param q;
+    q.name = spec.name;
+    q.expectedDensity = spec.sparsity->density;
+    q.rows = spec.shape[0];
+    q.cols = spec.shape[1];
+    const int64_t phi = q.rows * q.cols;
+    q.nnz = mx.mask(static_cast<int>(p)).defined()
+                ? static_cast<int64_t>(mx.activeIndices(static_cast<int>(p)).size())
+                : phi;
+    q.density = phi > 0 ? static_cast<double>(q.nnz) / static_cast<double>(phi) : 1.0;
+    for (size_t si = 0; si < s.steps.size(); ++si) {
+      const Step &st = s.steps[si];
+      if (st.param != static_cast<int>(p) || streamBytes_[si] < 0)
+        continue;
+      if (st.kind == StepKind::WeightStream) {
+        q.streamBytes += streamBytes_[si];
+        q.denseStreamBytes += static_cast<double>(phi) * dtypeBytes(st.dtype);
+      } else {
+        q.gradientBytes += streamBytes_[si];
+        q.denseGradientBytes += 4.0 * static_cast<double>(phi);
+      }
+    }
+    // MemoryX's FP16 working copy by its real bytes when it keeps one.
+    const auto &pattern = mx.pattern(static_cast<int>(p));
+    const sparse::StreamBytes copy = pattern ? mx.workingCopyBytes(static_cast<int>(p))
+                                             : sparse::idealStreamBytes(q.nnz, q.rows);
+    const int states = optimizerStates(spec.optimizer);
+    const sparse::AsStoredBytes stored = sparse::asStoredBytes(phi, copy, states);
+    r.phi += phi;
+    r.nnz += q.nnz;
+    r.asStoredBytes += stored.total();
+    r.asStoredDenseBytes += stored.dense();
+    r.workingCopyBytes += stored.workingCopy.total();
+    r.whitePaperBytes += sparse::whitePaperBytes(phi);
+    r.samoBytes += sparse::samoBytes(phi, q.nnz, states).total();
+    r.samoDefaultBytes += sparse::samoDefaultBytes(phi, states);
+    r.params.push_back(std::move(q));
+  }
+  t.sparse = std::move(r);
+}
+
+} // namespace wsc::rt
