@@ -88,6 +88,10 @@ void Session::sparseWork(StepWork &work) {
   work.streamBytes.resize(s.steps.size());
   for (size_t si = 0; si < s.steps.size(); ++si)
     work.streamBytes[si] = streamBytes_[si] >= 0 ? streamBytes_[si] : s.steps[si].bytes;
+  // MemoryX updates a sparse parameter's active weights only.
+  work.updateFraction.resize(s.params.size());
+  for (size_t p = 0; p < s.params.size(); ++p)
+    work.updateFraction[p] = parameters().density(static_cast<int>(p));
   // Kernels: the compiler's density is replaced by the actual masks' factor.
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const Step &st = s.steps[si];

@@ -104,6 +104,10 @@ void checkStepWork(const StepWork &work, size_t systems, size_t steps, size_t st
     if (!std::isfinite(bytes[i]) || bytes[i] < 0)
       fail("timing model: steps[", i, "] streams ", bytes[i],
            " bytes (must be finite and not negative)");
+  for (size_t i = 0; i < work.updateFraction.size(); ++i)
+    if (!(work.updateFraction[i] >= 0 && work.updateFraction[i] <= 1))
+      fail("timing model: parameter ", i, " updates a fraction ", work.updateFraction[i],
+           " of its weights (must be in [0, 1])");
 }
 
 StepTiming TimingModel::simulateStep(const StepWork &work) {
@@ -111,6 +115,9 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
   const TargetSpec &t = s.target;
   const int N = s.systems;
   checkStepWork(work, N, s.steps.size(), 0, 0);
+  if (!work.updateFraction.empty() && work.updateFraction.size() != s.params.size())
+    fail("timing model: ", work.updateFraction.size(), " update fractions for ",
+         s.params.size(), " parameters");
   if (!work.stageFactor.empty())
     fail("timing model: stage factors are for the layer-pipelined model");
   const double latency = hops_ * t.swarmxHopLatency;
@@ -201,7 +208,8 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
       }
       r.bytesOut += bytes;
       const double ubegin = std::max(memxFree_, arrival);
-      const double udur = updateSeconds_[st.param];
+      const double udur = updateSeconds_[st.param] *
+                          (work.updateFraction.empty() ? 1.0 : work.updateFraction[st.param]);
       memxFree_ = ubegin + udur;
       paramReady_[st.param] = memxFree_;
       emit("update " + s.params[st.param].name, "memoryx", 0, kMemoryX, ubegin, udur, si, 0);

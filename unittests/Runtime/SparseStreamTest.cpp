@@ -849,4 +849,28 @@ TEST(SparseTiming, StreamTimesFollowTheActualBytes) {
       EXPECT_NEAR(e.durUs * 1e-6, e.bytes / t.ioBandwidth, 1e-15) << e.name;
 }
 
+TEST(SparseTiming, MemoryXUpdatesOnlyTheActiveWeights) {
+  const json doc = sparseMlp();
+  auto updateSeconds = [&](double density) {
+    auto session = sessionOf(doc);
+    const Model m = randomModel(session->schedule(), density, 4);
+    session->loadWeights(m.weights);
+    session->loadMasks(m.masks);
+    session->step(randomBatch(session->schedule(), 6));
+    std::map<std::string, double> seconds;
+    for (const TraceEvent &e : session->timing().events())
+      if (e.cat == "memoryx")
+        seconds[e.name] = e.durUs * 1e-6;
+    return std::make_pair(seconds, session->parameters().density(
+                                       session->schedule().paramIndex("fc0.weight")));
+  };
+  auto [full, one] = updateSeconds(1.0);
+  auto [quarter, f] = updateSeconds(0.25);
+  ASSERT_GT(full.at("update fc0.weight"), 0);
+  EXPECT_DOUBLE_EQ(one, 1.0);
+  EXPECT_NEAR(quarter.at("update fc0.weight"), full.at("update fc0.weight") * f, 1e-18);
+  // A dense parameter's update does not shrink.
+  EXPECT_DOUBLE_EQ(quarter.at("update fc0.bias"), full.at("update fc0.bias"));
+}
+
 } // namespace

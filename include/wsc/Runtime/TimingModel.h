@@ -137,6 +137,9 @@ struct StepWork {
   /// Weight streaming: per schedule step, the bytes a weight or gradient
   /// stream actually moves per system (empty: the schedule's `bytes`).
   std::vector<double> streamBytes;
+  /// Weight streaming: per parameter, the fraction of its weights MemoryX
+  /// updates (a sparse parameter's active ones; empty: 1 everywhere).
+  std::vector<double> updateFraction;
   /// Layer pipelined: [stage][sample] factor on a stage's time per sample,
   /// stages being the kernel steps in schedule order (empty: 1).
   std::vector<std::vector<double>> stageFactor;
