@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+from steptime import median_seconds
+
 
 def build(width, layers, batch):
     import torch
@@ -30,17 +32,6 @@ def build(width, layers, batch):
     return model, nn.CrossEntropyLoss(), opt, x, y
 
 
-def median_step(step, reps):
-    step()  # warm up
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
-
-
 def measure(side, args):
     import torch
     torch.set_num_threads(args.threads)
@@ -50,14 +41,14 @@ def measure(side, args):
             opt.zero_grad()
             loss_fn(model(x), y).backward()
             opt.step()
-        return {"step_s": median_step(step, args.reps)}
+        return {"step_s": median_seconds(step, args.reps)}
     import wsc
     from wsc import _runtime
     _runtime.set_num_threads(args.threads)
     t0 = time.perf_counter()
     prog = wsc.compile(model, loss_fn, opt, x, y, stream_dtype=args.stream_dtype)
     compile_s = time.perf_counter() - t0
-    return {"step_s": median_step(lambda: prog.step(x, y), args.reps), "compile_s": compile_s,
+    return {"step_s": median_seconds(lambda: prog.step(x, y), args.reps), "compile_s": compile_s,
             "modeled_step_s": prog.report()["last_step"]["time_s"]}
 
 

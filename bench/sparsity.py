@@ -18,9 +18,7 @@ steps; only `cpu` is timed on the CPU.
 import argparse
 import copy
 import os
-import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 
@@ -28,17 +26,8 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 import wsc  # noqa: E402
+from steptime import median_seconds  # noqa: E402
 from wsc.models import GPT, GPTConfig  # noqa: E402
-
-
-def timed_steps(step, repeat):
-    step()  # warm up
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def cpu(args):
@@ -55,7 +44,7 @@ def cpu(args):
         masks = wsc.sparse.prune_magnitude(m, sparsity) if sparsity else None
         prog = wsc.compile(m, nn.CrossEntropyLoss(), torch.optim.SGD(m.parameters(), lr=0.01),
                            x, y, mode="weight_streaming", sparsity=masks)
-        times[sparsity] = timed_steps(lambda: prog.step(x, y), args.repeat)
+        times[sparsity] = median_seconds(lambda: prog.step(x, y), args.repeat)
         sparse = prog.report()["last_step"].get("sparse") or {}
         kernels[sparsity] = (sparse.get("spmm", 0), sparse.get("sddmm", 0),
                              sparse.get("dense_fallbacks", 0))
@@ -66,10 +55,10 @@ def cpu(args):
         opt.zero_grad()
         nn.functional.cross_entropy(m(x), y).backward()
         opt.step()
-    peer = timed_steps(eager, args.repeat)
+    peer = median_seconds(eager, args.repeat)
     spmm, sddmm, fallbacks = kernels[0.9]
     print(f"\nCPU: 4-layer MLP {width} wide, batch {batch}, weight streaming, f16 streams, "
-          f"{torch.get_num_threads()} threads, median of {args.repeat} steps")
+          f"PyTorch on {torch.get_num_threads()} threads, median of {args.repeat} steps")
     print(f"  emulator, dense      : {times[0.0] * 1e3:8.1f} ms/step")
     print(f"  emulator, 90% sparse : {times[0.9] * 1e3:8.1f} ms/step   dense/sparse "
           f"{times[0.0] / times[0.9]:.2f}x   ({spmm} SpMM, {sddmm} SDDMM, "

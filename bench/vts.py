@@ -21,7 +21,6 @@ import argparse
 import copy
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "tests"))
@@ -29,6 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "test
 import torch  # noqa: E402
 
 import wsc  # noqa: E402
+from steptime import median_seconds  # noqa: E402
 from vts_models import Decoder, Encoder, MaskedLM, MaskedLMLoss, right_padded  # noqa: E402
 
 
@@ -101,19 +101,15 @@ def cpu(args):
         prog = wsc.compile(m, torch.nn.CrossEntropyLoss(), torch.optim.SGD(m.parameters(), lr=0.01),
                            (ids, valid), (labels,), mode="weight_streaming", stream_dtype="f32",
                            vts=vts)
-        prog.step((ids, valid), (labels,))  # warm up
-        start = time.perf_counter()
-        for _ in range(args.repeat):
-            prog.step((ids, valid), (labels,))
-        times[vts] = (time.perf_counter() - start) / args.repeat
+        times[vts] = median_seconds(lambda: prog.step((ids, valid), (labels,)), args.repeat)
     m = copy.deepcopy(model)
     opt = torch.optim.SGD(m.parameters(), lr=0.01)
-    start = time.perf_counter()
-    for _ in range(args.repeat):
+
+    def eager_step():
         opt.zero_grad()
         torch.nn.functional.cross_entropy(m(ids, valid), labels).backward()
         opt.step()
-    eager = (time.perf_counter() - start) / args.repeat
+    eager = median_seconds(eager_step, args.repeat)
     print(f"  emulator, VTS off : {times[False]:8.3f} s/step")
     print(f"  emulator, VTS on  : {times[True]:8.3f} s/step   speedup {times[False] / times[True]:.2f}x")
     print(f"  PyTorch eager (padded): {eager:8.3f} s/step   emulator VTS on / eager "

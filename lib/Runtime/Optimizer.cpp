@@ -136,4 +136,17 @@ double paramUpdateFlops(const ParamSpec &param) {
   return static_cast<double>(numElements(param.shape)) * optimizerFlopsPerElement(param.optimizer);
 }
 
+int optimizerStateWords(const OptimizerSpec &spec) {
+  switch (spec.kind) {
+  case OptimizerKind::SGD:
+    return spec.momentum != 0 ? 1 : 0;
+  case OptimizerKind::Adam:
+  case OptimizerKind::AdamW:
+    return spec.amsgrad ? 3 : 2;
+  case OptimizerKind::None:
+    break;
+  }
+  return 0;
+}
+
 } // namespace wsc::rt

@@ -9,31 +9,14 @@
 
 #include "wsc/Runtime/Session.h"
 
+#include "wsc/Runtime/Optimizer.h"
+#include "wsc/Runtime/PipelineModel.h"
+
 #include "wsc/Sparse/ModelState.h"
 
 #include <algorithm>
 
 namespace wsc::rt {
-
-namespace {
-
-/// FP32 optimizer state words per weight.
-int optimizerStates(const OptimizerSpec &o) {
-  switch (o.kind) {
-  case OptimizerKind::SGD:
-    return o.momentum != 0 ? 1 : 0;
-  case OptimizerKind::Adam:
-  case OptimizerKind::AdamW:
-    return o.amsgrad ? 3 : 2;
-  case OptimizerKind::None:
-    break;
-  }
-  return 0;
-}
-
-double dtypeBytes(DType t) { return t == DType::F32 ? 4.0 : 2.0; } // stream dtypes
-
-} // namespace
 
 void Session::initSparse() {
   const Schedule &s = schedule_;
@@ -139,7 +122,7 @@ void Session::reportSparse(StepTiming &t) const {
         continue;
       if (st.kind == StepKind::WeightStream) {
         q.streamBytes += streamBytes_[si];
-        q.denseStreamBytes += static_cast<double>(phi) * dtypeBytes(st.dtype);
+        q.denseStreamBytes += static_cast<double>(phi) * elementBytes(st.dtype);
       } else {
         q.gradientBytes += streamBytes_[si];
         q.denseGradientBytes += 4.0 * static_cast<double>(phi);
@@ -149,7 +132,7 @@ void Session::reportSparse(StepTiming &t) const {
     const auto &pattern = mx.pattern(static_cast<int>(p));
     const sparse::StreamBytes copy = pattern ? mx.workingCopyBytes(static_cast<int>(p))
                                              : sparse::idealStreamBytes(q.nnz, q.rows);
-    const int states = optimizerStates(spec.optimizer);
+    const int states = optimizerStateWords(spec.optimizer);
     const sparse::AsStoredBytes stored = sparse::asStoredBytes(phi, copy, states);
     r.phi += phi;
     r.nnz += q.nnz;

@@ -6,9 +6,7 @@ namespace wsc::rt {
 
 sparse::StreamBytes withValueDType(sparse::StreamBytes b, DType dtype) {
   // Stream dtypes are float: f32 values take 4 bytes, f16 and bf16 two.
-  if (dtype == DType::F32)
-    b.values *= 2;
-  return b;
+  return sparse::withValueBytes(b, dtype == DType::F32 ? 4 : 2);
 }
 
 const Tensor &CsrTensor::dense() const {

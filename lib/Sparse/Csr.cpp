@@ -465,6 +465,11 @@ StreamBytes predictStreamBytes(const CsrPattern &p) {
   return {2 * entries, 2 * entries, kRowCountBytes * p.rows};
 }
 
+StreamBytes withValueBytes(StreamBytes fp16, int64_t valueBytes) {
+  fp16.values = fp16.values / 2 * valueBytes;
+  return fp16;
+}
+
 int64_t denseStreamBytes(int64_t rows, int64_t cols) { return 2 * rows * cols; }
 
 int64_t gradientStreamBytes(const CsrPattern &mask) { return 4 * mask.nnz(); }

@@ -139,10 +139,11 @@ LogicalResult VtsRewriter::analyze() {
     Operation *blocker = findCrossings();
     if (!blocker)
       return success();
+    // Each round adds a boundary, so this terminates; a blocker that is
+    // already one would loop forever.
     if (llvm::isa<func::ReturnOp>(blocker) || !boundaries.insert(blocker).second)
-      return blocker->emitOpError("cannot take or give a ragged tensor: a strip or "
-                                  "restore works on a [batch, seq, ...] tensor ragged "
-                                  "in one dim");
+      return blocker->emitOpError("internal: wsc-vts found no boundary for an "
+                                  "inexpressible crossing");
     LLVM_DEBUG(llvm::dbgs() << "inexpressible crossing at " << blocker->getName()
                             << "; it becomes a boundary\n");
   }
@@ -285,8 +286,10 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
         raggedWork, newStrips, newRestores, threshold);
     if (mode == "auto" && expectedValidFraction > threshold) {
       rewriter.removeMarks();
-      emitRemark(func.getLoc()) << summary << "; at the expected "
-                                << expectedValidFraction << " it keeps the dense path";
+      emitRemark(func.getLoc())
+          << summary
+          << llvm::formatv("; at the expected {0:F4} it keeps the dense path",
+                           double(expectedValidFraction)).str();
       return success();
     }
     // The user's marks go first: the crossings' uses are on other ops.

@@ -47,6 +47,17 @@ def linear_forward(k, x, w, b, batch, out_f):
                          maps=[identity_map(2), [dim(1)]])
 
 
+def mse_body(n):
+    """The body of a mean-squared-error kernel over n elements: (loss, dy)."""
+    def body(k, y, t):
+        diff = k.elementwise([y, t], lambda r, a, c: r.subf(a, c))
+        sq = k.reduce(diff, [], "addf", 0.0, build=lambda r, v: r.mulf(v, v))
+        loss = k.elementwise([sq], lambda r, s: r.divf(s, r.const(float(n))), shape=[])
+        dy = k.elementwise([diff], lambda r, d: r.mulf(d, r.const(2.0 / n)))
+        return [loss, dy]
+    return body
+
+
 def linear_mse(batch=5, in_f=3, out_f=2, systems=1, stream_dtype="f32", optimizer=None):
     opt = optimizer or sgd()
     sb = ScheduleBuilder("train", systems, batch, stream_dtype)
@@ -60,15 +71,7 @@ def linear_mse(batch=5, in_f=3, out_f=2, systems=1, stream_dtype="f32", optimize
     y = sb.kernel("fc.fwd", "fc", "forward", [x, w, b],
                   lambda k, x, w, b: linear_forward(k, x, w, b, batch, out_f),
                   cycles=_cycles(2.0 * batch * in_f * out_f), sram=_sram(sb, [batch, out_f]))
-
-    def loss_body(k, y, t):
-        diff = k.elementwise([y, t], lambda r, a, c: r.subf(a, c))
-        sq = k.reduce(diff, [], "addf", 0.0, build=lambda r, v: r.mulf(v, v))
-        loss = k.elementwise([sq], lambda r, s: r.divf(s, r.const(float(n))), shape=[])
-        dy = k.elementwise([diff], lambda r, d: r.mulf(d, r.const(2.0 / n)))
-        return [loss, dy]
-
-    loss, dy = sb.kernel("loss", "loss", "loss", [y, t], loss_body, cycles=_cycles(4.0 * n),
+    loss, dy = sb.kernel("loss", "loss", "loss", [y, t], mse_body(n), cycles=_cycles(4.0 * n),
                          sram=_sram(sb, [batch, out_f]))
 
     def bwd(k, dy, x):

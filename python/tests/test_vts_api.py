@@ -3,7 +3,6 @@ and wsc.compile's vts flag."""
 
 import copy
 import re
-import subprocess
 import threading
 
 import pytest
@@ -252,20 +251,6 @@ def test_meta_device_model_exports_markers():
     assert len(markers(export(Encoder().to("meta")))) == 4
 
 
-def _wsc_opt_knows_markers() -> bool:
-    try:
-        path = _tools.tool_path("wsc-opt")
-    except FileNotFoundError:
-        return False
-    snippet = ("func.func @f(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf32> {\n"
-               "  %r = wsc.strip_padding %x, %m {seq_dim = 1 : i64} : tensor<2x4xf32>, "
-               "tensor<2x4xi1>\n  return %r : tensor<2x4xf32>\n}\n")
-    proc = subprocess.run([path, "-"], input=snippet, capture_output=True, text=True)
-    return proc.returncode == 0
-
-
-@pytest.mark.skipif(not _wsc_opt_knows_markers(),
-                    reason="build/bin/wsc-opt does not know wsc.strip_padding yet")
 @pytest.mark.parametrize("mask_dtype", [torch.bool, torch.int64, torch.float32])
 def test_exported_markers_parse_with_wsc_opt(mask_dtype):
     torch.manual_seed(0)
@@ -482,28 +467,23 @@ class _Stop(Exception):
     pass
 
 
-@pytest.mark.parametrize("vts", ["on", "off", "AUTO", 1, 0, None, "true", 1.0])
-def test_compile_rejects_bad_vts_before_export(monkeypatch, vts):
+_BAD_VTS = r"vts must be True, False or 'auto', got "
+_BAD_FRACTION = r"valid_fraction must be a number in \(0, 1\], got "
+
+
+@pytest.mark.parametrize("option,message", [
+    *[({"vts": v}, _BAD_VTS) for v in ["on", "off", "AUTO", 1, 0, None, "true", 1.0]],
+    *[({"valid_fraction": f}, _BAD_FRACTION) for f in [0, -0.5, 1.5, "0.5", True, float("nan")]],
+])
+def test_compile_rejects_bad_vts_options_before_export(monkeypatch, option, message):
     def no_export(*args, **kwargs):
-        raise AssertionError("exported before checking vts")
+        raise AssertionError("exported before checking the options")
 
     monkeypatch.setattr("wsc.export.export_training_step", no_export)
     model = nn.Linear(4, 2)
-    with pytest.raises(ValueError, match=r"vts must be True, False or 'auto', got "):
+    with pytest.raises(ValueError, match=message):
         wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
-                    torch.randn(4, 4), torch.randn(4, 2), vts=vts)
-
-
-@pytest.mark.parametrize("fraction", [0, -0.5, 1.5, "0.5", True, float("nan")])
-def test_compile_rejects_bad_valid_fraction_before_export(monkeypatch, fraction):
-    def no_export(*args, **kwargs):
-        raise AssertionError("exported before checking valid_fraction")
-
-    monkeypatch.setattr("wsc.export.export_training_step", no_export)
-    model = nn.Linear(4, 2)
-    with pytest.raises(ValueError, match=r"valid_fraction must be a number in \(0, 1\], got "):
-        wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
-                    torch.randn(4, 4), torch.randn(4, 2), valid_fraction=fraction)
+                    torch.randn(4, 4), torch.randn(4, 2), **option)
 
 
 def test_valid_fraction_sizes_layer_pipelined_regions():

@@ -6,6 +6,10 @@
 // The negative cases at the end fail in every mode, hence `not`.
 // RUN: not wsc-opt %s -split-input-file --wsc-vts=mode=off 2>/dev/null | FileCheck %s --check-prefix=OFF
 // RUN: not wsc-opt %s -split-input-file --wsc-vts="expected-valid-fraction=1.0" 2>/dev/null | FileCheck %s --check-prefix=DENSE
+// RUN: not wsc-opt %s -split-input-file --wsc-vts=mode=off 2>&1 >/dev/null | FileCheck %s --check-prefix=OFFREMARK
+// RUN: not wsc-opt %s -split-input-file --wsc-vts="expected-valid-fraction=1.0" 2>&1 >/dev/null | FileCheck %s --check-prefix=DENSEREMARK
+// OFFREMARK: remark: VTS off: removed 1 strip_padding and 0 restore_padding ops
+// DENSEREMARK: remark: VTS: 100% of the step's work runs on valid tokens only, between 1 strip_padding and 1 restore_padding ops; stripping pays below a valid-token fraction of 0.0000; at the expected 1.0000 it keeps the dense path
 
 // A strip after a token-wise op moves to the input; the result, a function
 // result, gets the one restore.
@@ -311,4 +315,30 @@ func.func @late_conflict(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %y: tensor
     linalg.yield %m : f32
   } -> tensor<2x8x4xf32>
   return %r2 : tensor<2x8x4xf32>
+}
+
+// -----
+
+// A result ragged in two dims (attention scores) cannot be restored (a
+// restore repads one sequence dim): its producer becomes a boundary, and
+// with nothing left to run ragged the program stays dense.
+// CHECK-LABEL: func.func @scores_out
+// CHECK-NOT: wsc.strip_padding
+// CHECK: return
+func.func @scores_out(%q: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor<2x8xi1> {wsc.input = 1 : i64})
+    -> (tensor<2x8x8xf32> {wsc.output = 0 : i64}) {
+  // expected-remark @-2 {{VTS: 0% of the step's work runs on valid tokens only, between 0 strip_padding and 0 restore_padding ops}}
+  %s = wsc.strip_padding %q, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %sc = linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, i, k)>, affine_map<(b, i, j, k) -> (b, j, k)>, affine_map<(b, i, j, k) -> (b, i, j)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%s, %s : tensor<2x8x4xf32>, tensor<2x8x4xf32>) outs(%f : tensor<2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  return %sc : tensor<2x8x8xf32>
 }

@@ -147,3 +147,20 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %x : tensor<4xf32>
   }
 }
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
+    %s = wsc.memx.stream @w order(<row_major>) : !wsc.stream<tensor<4xf16>>
+    %b = wsc.swarmx.broadcast %s : !wsc.stream<tensor<4xf16>>
+    // expected-error @+1 {{'wsc.swarmx.broadcast' op must broadcast a wsc.memx.stream}}
+    %b2 = wsc.swarmx.broadcast %b : !wsc.stream<tensor<4xf16>>
+    %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x, %b2) : (tensor<4xf32>, !wsc.stream<tensor<4xf16>>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>, %w: tensor<4xf32>):
+      wsc.yield %a : tensor<4xf32>
+    }
+    return %0 : tensor<4xf32>
+  }
+}

@@ -385,18 +385,9 @@ std::vector<Tensor> batchAt(const Schedule &s, const std::vector<InputBatches> &
 }
 
 /// FP32 words MemoryX (or, layer pipelined, the wafer) keeps per parameter:
-/// weight, gradient, optimizer state.
+/// the weight and, when trained, its gradient and optimizer state.
 int stateWords(const OptimizerSpec &o) {
-  switch (o.kind) {
-  case OptimizerKind::SGD:
-    return o.momentum != 0 ? 3 : 2;
-  case OptimizerKind::Adam:
-  case OptimizerKind::AdamW:
-    return o.amsgrad ? 5 : 4;
-  case OptimizerKind::None:
-    break;
-  }
-  return 1;
+  return o.kind == OptimizerKind::None ? 1 : 2 + optimizerStateWords(o);
 }
 
 /// What the compiler chose: mode, cluster, streams, MemoryX, and each

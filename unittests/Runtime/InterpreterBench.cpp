@@ -51,9 +51,7 @@ int main(int argc, char **argv) {
     int z = b.linalg1("linalg.fill", {}, e, {"parallel", "parallel"}, {{d(0), d(1)}},
                       [](RegionBuilder &r) { return r.fconst(0.0); });
     int out = b.linalg1("linalg.matmul", {x, w}, z, {"parallel", "parallel", "reduction"},
-                        {{d(0), d(2)}, {d(1), d(2)}, {d(0), d(1)}}, [](RegionBuilder &r) {
-                          return r.bin("arith.addf", r.args[2], r.bin("arith.mulf", r.args[0], r.args[1]));
-                        });
+                        {{d(0), d(2)}, {d(1), d(2)}, {d(0), d(1)}}, mulAdd);
     Schedule s = b.build({out});
     Interpreter interp(s);
     Tensor X = randomTensor({M, K}, 1), W = randomTensor({N, K}, 2);

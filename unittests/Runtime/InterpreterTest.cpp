@@ -39,10 +39,6 @@ void expectNear(const Tensor &got, const std::vector<float> &want, float tol = 1
   }
 }
 
-int mulAdd(RegionBuilder &r) {
-  return r.bin("arith.addf", r.args[2], r.bin("arith.mulf", r.args[0], r.args[1]));
-}
-
 //===-- contractions --------------------------------------------------------===//
 
 struct MatmulCase {
@@ -55,13 +51,7 @@ TEST_P(Matmul, MatchesNaiveAndAccumulatesIntoInit) {
   const auto [ta, tb, tc] = GetParam();
   const int M = 37, N = 19, K = 23;
   KernelBuilder b;
-  int a = b.param(ta ? Shape{K, M} : Shape{M, K});
-  int bb = b.param(tb ? Shape{N, K} : Shape{K, N});
-  int init = b.param(tc ? Shape{N, M} : Shape{M, N});
-  json maps = {ta ? json{d(2), d(0)} : json{d(0), d(2)}, tb ? json{d(1), d(2)} : json{d(2), d(1)},
-               tc ? json{d(1), d(0)} : json{d(0), d(1)}};
-  int out = b.linalg1("linalg.matmul", {a, bb}, init, {"parallel", "parallel", "reduction"}, maps,
-                      mulAdd);
+  const auto [a, bb, init, out] = matmulKernel(b, ta, tb, tc, M, N, K);
   Tensor A = randomTensor(b.shapeOf(a), 1), B = randomTensor(b.shapeOf(bb), 2),
          C = randomTensor(b.shapeOf(init), 3);
   std::vector<float> before = C.toFloats();

@@ -60,6 +60,14 @@ OptimizerSpec adam(OptimizerKind kind, double lr, double b1, double b2, double e
   return s;
 }
 
+TEST(Optimizer, StateWordsPerWeight) {
+  EXPECT_EQ(optimizerStateWords(sgd(0.1, 0, 0, 0, false)), 0);
+  EXPECT_EQ(optimizerStateWords(sgd(0.1, 0.9, 0, 0, false)), 1);
+  EXPECT_EQ(optimizerStateWords(adam(OptimizerKind::Adam, 1e-3, 0.9, 0.999, 1e-8, 0, false)), 2);
+  EXPECT_EQ(optimizerStateWords(adam(OptimizerKind::AdamW, 1e-3, 0.9, 0.999, 1e-8, 0, true)), 3);
+  EXPECT_EQ(optimizerStateWords(OptimizerSpec{}), 0);
+}
+
 TEST(Optimizer, PlainSGD) {
   // p -= 0.1 * g
   expectSteps(run(sgd(0.1, 0, 0, 0, false)), {0.95, 1.05, 0.85, 0.875});

@@ -347,10 +347,6 @@ TEST(SparseMemoryX, MaskChangeKeepsOptimizerState) {
 
 //===-- sparse kernels ------------------------------------------------------===//
 
-int mulAdd(RegionBuilder &r) {
-  return r.bin("arith.addf", r.args[2], r.bin("arith.mulf", r.args[0], r.args[1]));
-}
-
 /// Marks the builder's parameter `p` sparse and its weight stream csr.
 Schedule withCsrParam(KernelBuilder &b, const std::vector<int> &yields, int p) {
   json doc = b.document(yields);
@@ -389,13 +385,7 @@ TEST_P(SparseMatmul, RunsSpmmLikeTheMaskedDenseMatmul) {
   const auto [tx, wNK, tc] = GetParam();
   const int M = 37, N = 19, K = 23;
   KernelBuilder b;
-  int x = b.param(tx ? Shape{K, M} : Shape{M, K});
-  int w = b.param(wNK ? Shape{N, K} : Shape{K, N});
-  int init = b.param(tc ? Shape{N, M} : Shape{M, N});
-  json maps = {tx ? json{d(2), d(0)} : json{d(0), d(2)}, wNK ? json{d(1), d(2)} : json{d(2), d(1)},
-               tc ? json{d(1), d(0)} : json{d(0), d(1)}};
-  int out =
-      b.linalg1("linalg.matmul", {x, w}, init, {"parallel", "parallel", "reduction"}, maps, mulAdd);
+  const auto [x, w, init, out] = matmulKernel(b, tx, wNK, tc, M, N, K);
   Schedule s = withCsrParam(b, {out}, 1);
   Interpreter interp(s);
   const Tensor X = randomTensor(b.shapeOf(x), 1), C = randomTensor(b.shapeOf(init), 2);

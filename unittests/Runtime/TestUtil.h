@@ -200,6 +200,34 @@ inline int KernelBuilder::linalg1(const std::string &name, const std::vector<int
                 [&](RegionBuilder &r) { return std::vector<int>{body(r)}; })[0];
 }
 
+/// A contraction's region: out + in0 * in1.
+inline int mulAdd(RegionBuilder &r) {
+  return r.bin("arith.addf", r.args[2], r.bin("arith.mulf", r.args[0], r.args[1]));
+}
+
+/// The operands and result of one linalg.matmul c[M, N] += a[M, K] b[K, N]
+/// built by matmulKernel.
+struct MatmulOperands {
+  int a, b, init, out;
+};
+
+/// Adds a [M, K] x [K, N] linalg.matmul whose operands are parameters; each
+/// is stored transposed when its flag is set (a as [K, M], b as [N, K], the
+/// init and result as [N, M]).
+inline MatmulOperands matmulKernel(KernelBuilder &kb, bool transA, bool transB, bool transC,
+                                   int64_t M, int64_t N, int64_t K) {
+  MatmulOperands m;
+  m.a = kb.param(transA ? Shape{K, M} : Shape{M, K});
+  m.b = kb.param(transB ? Shape{N, K} : Shape{K, N});
+  m.init = kb.param(transC ? Shape{N, M} : Shape{M, N});
+  json maps = {transA ? json{d(2), d(0)} : json{d(0), d(2)},
+               transB ? json{d(1), d(2)} : json{d(2), d(1)},
+               transC ? json{d(1), d(0)} : json{d(0), d(1)}};
+  m.out = kb.linalg1("linalg.matmul", {m.a, m.b}, m.init, {"parallel", "parallel", "reduction"},
+                     maps, mulAdd);
+  return m;
+}
+
 inline Tensor randomTensor(const Shape &shape, uint32_t seed, float lo = -1, float hi = 1) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(lo, hi);

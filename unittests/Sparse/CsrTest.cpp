@@ -128,6 +128,11 @@ TEST(Csr, FullyDenseLayer) {
   // A dense layer costs more as CSR than as a dense FP16 stream.
   EXPECT_EQ(streamBytes(s).total(), 35 * 4 + 5 * 4);
   EXPECT_EQ(denseStreamBytes(5, 7), 70);
+  // With FP32 values each entry takes 4 + 2 bytes; indices and counts stay.
+  const StreamBytes f32 = withValueBytes(streamBytes(s), 4);
+  EXPECT_EQ(f32.values, 35 * 4);
+  EXPECT_EQ(f32.indices, 35 * 2);
+  EXPECT_EQ(f32.rowCounts, 5 * 4);
 }
 
 TEST(Csr, SingleColumn) {

@@ -57,6 +57,9 @@ double optimizerFlopsPerElement(const OptimizerSpec &spec);
 /// Floating point operations of one update of `param`: elements x
 /// optimizerFlopsPerElement (MemoryX and the wafer's in-place update alike).
 double paramUpdateFlops(const ParamSpec &param);
+/// FP32 optimizer-state words per weight: SGD momentum 1 (0 without),
+/// Adam/AdamW 2 (3 with amsgrad), none 0.
+int optimizerStateWords(const OptimizerSpec &spec);
 
 } // namespace wsc::rt
 

@@ -245,6 +245,9 @@ StreamBytes streamBytes(const MaskStream &stream);
 StreamBytes streamBytes(const CsrStream &stream);
 /// The bytes of encodeStream(pattern with values), without encoding.
 StreamBytes predictStreamBytes(const CsrPattern &pattern);
+/// `fp16` (bytes of a stream with FP16 values) with `valueBytes` per value
+/// instead: a stream's values travel in the stream dtype.
+StreamBytes withValueBytes(StreamBytes fp16, int64_t valueBytes);
 /// A dense FP16 stream: 2 * rows * cols.
 int64_t denseStreamBytes(int64_t rows, int64_t cols);
 /// The FP32 gradient stream in mask order: 4 B per mask entry.

@@ -4,6 +4,7 @@
 #include "wsc/Dialect/WSC/WSCDialect.h"
 
 #include "wsc/Placement/KernelModels.h"
+#include "wsc/Sparse/ModelState.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -85,9 +86,10 @@ LogicalResult SparsityAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 double SparsityAttr::csrBytes(int64_t rows, int64_t cols, int64_t valueBytes) const {
-  // Each entry: its value and a 16-bit delta; each row: a 32-bit count.
-  double entries = std::floor(getDensity().convertToDouble() * double(rows) * double(cols));
-  return entries * double(valueBytes + 2) + 4.0 * double(rows);
+  auto nnz = int64_t(std::floor(getDensity().convertToDouble() * double(rows) * double(cols)));
+  return double(::wsc::sparse::withValueBytes(::wsc::sparse::idealStreamBytes(nnz, rows),
+                                              valueBytes)
+                    .total());
 }
 
 bool SparsityAttr::csrPays(int64_t rows, int64_t cols, int64_t valueBytes) const {

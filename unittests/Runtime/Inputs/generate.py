@@ -76,16 +76,7 @@ def linear_mse_tgrad(batch=6, in_f=20, out_f=12):
     y = sb.kernel("fc.fwd", "fc", "forward", [x, w],
                   lambda k, x, w: k.matmul(x, w, [M.dim(0), M.dim(2)], [M.dim(1), M.dim(2)],
                                            [batch, out_f], batch_dim=0), cycles=1000)
-    n = batch * out_f
-
-    def loss_body(k, y, t):
-        diff = k.elementwise([y, t], lambda r, a, c: r.subf(a, c))
-        sq = k.reduce(diff, [], "addf", 0.0, build=lambda r, v: r.mulf(v, v))
-        loss = k.elementwise([sq], lambda r, s: r.divf(s, r.const(float(n))), shape=[])
-        dy = k.elementwise([diff], lambda r, d: r.mulf(d, r.const(2.0 / n)))
-        return [loss, dy]
-
-    loss, dy = sb.kernel("loss", "loss", "loss", [y, t], loss_body, cycles=100)
+    loss, dy = sb.kernel("loss", "loss", "loss", [y, t], M.mse_body(batch * out_f), cycles=100)
     dwt = sb.kernel("fc.bwd", "fc", "backward", [x, dy],
                     lambda k, x, dy: k.matmul(x, dy, [M.dim(2), M.dim(0)], [M.dim(2), M.dim(1)],
                                               [in_f, out_f]), cycles=1000)
