@@ -160,7 +160,7 @@ void planSparse(const Schedule &s, Interpreter::CompiledKernel &k) {
     }
     if (c.sparse.kind == SparsePlan::None)
       continue;
-    k.contractions.push_back({i, c.sparse.param});
+    k.contractions.push_back({i, c.sparse.param, c.sparse.kind == SparsePlan::Sddmm});
     const int init = c.operandSlots[2], f = producer[init];
     if (c.sparse.kind != SparsePlan::Sddmm || f < 0 || opUses[init] != 1 ||
         !yieldsOf[init].empty())

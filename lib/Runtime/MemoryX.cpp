@@ -55,21 +55,23 @@ GradientRequest MemoryX::gradientRequest(int p, StreamOrder order) const {
   const SparseState &s = sparse_.at(p);
   if (!s.pattern)
     fail("parameter '", param(p).name, "' has no mask to request its gradient with");
+  const auto &forward = s.request ? s.request : s.pattern;
+  const auto &transposed = s.request ? s.requestTransposed : s.transposed;
   if (order == StreamOrder::RowMajor)
-    return {s.pattern, order};
+    return {forward, order};
   // The transposed pattern, kept alive by its TransposedPattern.
-  return {std::shared_ptr<const sparse::CsrPattern>(s.transposed, &s.transposed->pattern),
-          order};
+  return {std::shared_ptr<const sparse::CsrPattern>(transposed, &transposed->pattern), order};
 }
 
 void MemoryX::applyMaskGradient(int p, const Tensor &packed, StreamOrder order) {
   const SparseState &s = sparse_.at(p);
-  if (order == StreamOrder::RowMajor || !s.transposed) {
+  const auto &transposed = s.request ? s.requestTransposed : s.transposed;
+  if (order == StreamOrder::RowMajor || !transposed) {
     applyMaskGradient(p, packed);
     return;
   }
-  // Entry e of the transposed mask is entry forwardIndex[e] of the mask.
-  const std::vector<int64_t> &fwd = s.transposed->forwardIndex;
+  // Entry e of the transposed request is entry forwardIndex[e] of the request.
+  const std::vector<int64_t> &fwd = transposed->forwardIndex;
   if (packed.numel() != static_cast<int64_t>(fwd.size()) || packed.storage() != Storage::F32)
     fail("mask-order gradient of '", param(p).name, "' has shape ",
          shapeToString(packed.shape()), ", expected [", fwd.size(), "]");
@@ -84,6 +86,10 @@ void MemoryX::applyMaskGradient(int p, const Tensor &packed, StreamOrder order) 
 void MemoryX::changed(int p, Change what) {
   SparseState &s = sparse_[p];
   if (!s.enabled)
+    return;
+  if (what == Change::Mask || what == Change::Request)
+    rebuildRequest(p);
+  if (what == Change::Request)
     return;
   if (!mask(p).defined()) {
     s.pattern.reset();
@@ -130,6 +136,25 @@ void MemoryX::rebuildPatterns(int p) {
     c.backward->pattern = s.transposed->pattern;
     c.backward->values.resize(s.pattern->nnz());
   }
+}
+
+void MemoryX::rebuildRequest(int p) {
+  SparseState &s = sparse_[p];
+  s.request.reset();
+  s.requestTransposed.reset();
+  const std::vector<int64_t> &at = gradientIndices(p);
+  if (!hasGradientRequest(p) || !mask(p).defined() || at.size() == activeIndices(p).size())
+    return;
+  const Shape &shape = param(p).shape;
+  std::vector<uint8_t> bits(static_cast<size_t>(shape[0] * shape[1]), 0);
+  for (int64_t i : at)
+    bits[static_cast<size_t>(i)] = 1;
+  sparse::Result<sparse::CsrPattern> pattern = sparse::patternFromMask(bits, shape[0], shape[1]);
+  if (!pattern)
+    fail("the gradient request of '", param(p).name, "': ", pattern.error());
+  s.request = std::make_shared<const sparse::CsrPattern>(std::move(pattern).value());
+  s.requestTransposed = std::make_shared<const sparse::TransposedPattern>(
+      sparse::transposePattern(*s.request));
 }
 
 void MemoryX::refreshValues(int p) {

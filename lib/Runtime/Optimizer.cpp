@@ -20,6 +20,13 @@ void ParamOptimizer::stepAt(float *param, const float *grad, const int64_t *inde
   dispatch(param, grad, count, [index](int64_t j) { return index[j]; });
 }
 
+void ParamOptimizer::resetAt(const int64_t *index, int64_t count) {
+  for (std::vector<float> *state : {&buf_, &expAvg_, &expAvgSq_, &maxExpAvgSq_})
+    if (!state->empty())
+      for (int64_t j = 0; j < count; ++j)
+        (*state)[index[j]] = 0.0f;
+}
+
 template <typename At>
 void ParamOptimizer::dispatch(float *param, const float *grad, int64_t n, At at) {
   switch (spec_.kind) {

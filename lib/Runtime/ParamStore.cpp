@@ -4,6 +4,9 @@
 
 #include "wsc/Runtime/Error.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace wsc::rt {
 
 namespace {
@@ -34,6 +37,9 @@ ParamStore::ParamStore(const std::vector<ParamSpec> &params) : params_(params) {
   weights_.resize(params.size());
   masks_.resize(params.size());
   active_.resize(params.size());
+  requests_.resize(params.size());
+  requested_.resize(params.size());
+  requestedGradients_.resize(params.size());
   for (const ParamSpec &p : params)
     optimizers_.emplace_back(p.optimizer, numElements(p.shape));
 }
@@ -90,19 +96,68 @@ void ParamStore::setMask(int p, const Tensor &mask) {
   const ParamSpec &spec = params_.at(p);
   if (mask.defined())
     checkLike(spec, mask, DType::I1, "the mask");
+  const bool wasSparse = masks_[p].defined();
+  std::vector<int64_t> before = std::move(active_[p]);
   active_[p].clear();
   masks_[p] = mask.defined() ? mask.clone() : Tensor();
-  if (!mask.defined()) {
-    changed(p, Change::Mask);
-    return;
+  if (mask.defined()) {
+    const uint8_t *on = masks_[p].data<uint8_t>();
+    for (int64_t i = 0, n = mask.numel(); i < n; ++i)
+      if (on[i])
+        active_[p].push_back(i);
+    if (weights_[p].defined())
+      zeroMasked(ownWeights(p), masks_[p]);
+    if (wasSparse) {
+      // Weights that were inactive start afresh: state only lives with
+      // active weights.
+      std::vector<int64_t> activated;
+      std::set_difference(active_[p].begin(), active_[p].end(), before.begin(), before.end(),
+                          std::back_inserter(activated));
+      optimizers_[p].resetAt(activated.data(), static_cast<int64_t>(activated.size()));
+    }
   }
-  const uint8_t *on = masks_[p].data<uint8_t>();
-  for (int64_t i = 0, n = mask.numel(); i < n; ++i)
-    if (on[i])
-      active_[p].push_back(i);
-  if (weights_[p].defined())
-    zeroMasked(ownWeights(p), masks_[p]);
+  mergeRequest(p);
   changed(p, Change::Mask);
+}
+
+void ParamStore::requestGradient(int p, const Tensor &entries) {
+  if (entries.defined())
+    checkLike(params_.at(p), entries, DType::I1, "the gradient request");
+  requests_.at(p) = entries.defined() ? entries.clone() : Tensor();
+  mergeRequest(p);
+  changed(p, Change::Request);
+}
+
+void ParamStore::mergeRequest(int p) {
+  requested_[p].clear();
+  if (!requests_[p].defined())
+    return;
+  const uint8_t *want = requests_[p].data<uint8_t>();
+  const uint8_t *on = masks_[p].defined() ? masks_[p].data<uint8_t>() : nullptr;
+  for (int64_t i = 0, n = requests_[p].numel(); i < n; ++i)
+    if (want[i] || !on || on[i])
+      requested_[p].push_back(i);
+}
+
+void ParamStore::keepRequested(int p, const Tensor &gradient, bool packed) {
+  requestedGradients_[p] = Tensor();
+  if (!hasGradientRequest(p))
+    return;
+  Tensor kept = Tensor::zeros(DType::F32, params_[p].shape);
+  float *dst = kept.data<float>();
+  const float *src = gradient.data<float>();
+  const std::vector<int64_t> &at = requested_[p];
+  for (size_t j = 0; j < at.size(); ++j)
+    dst[at[j]] = src[packed ? j : at[j]];
+  requestedGradients_[p] = std::move(kept);
+}
+
+void ParamStore::clearRequest(int p) {
+  if (!hasGradientRequest(p))
+    return;
+  requests_[p] = Tensor();
+  requested_[p].clear();
+  changed(p, Change::Request);
 }
 
 double ParamStore::density(int p) const {
@@ -118,6 +173,8 @@ void ParamStore::applyGradient(int p, const Tensor &g) {
   if (g.shape() != spec.shape || g.storage() != Storage::F32)
     fail("gradient of '", spec.name, "' has shape ", shapeToString(g.shape()), ", expected ",
          shapeToString(spec.shape));
+  keepRequested(p, g, /*packed=*/false);
+  clearRequest(p);
   if (!masks_[p].defined()) {
     optimizers_.at(p).step(ownWeights(p), g.data<float>());
     changed(p, Change::Update);
@@ -140,13 +197,30 @@ void ParamStore::applyMaskGradient(int p, const Tensor &packed) {
   requireWeights(p);
   if (!masks_[p].defined())
     fail("parameter '", spec.name, "' has no mask: its gradient cannot come in mask order");
-  const std::vector<int64_t> &active = active_[p];
-  if (packed.shape() != Shape{static_cast<int64_t>(active.size())} ||
+  const std::vector<int64_t> &at = gradientIndices(p);
+  if (packed.shape() != Shape{static_cast<int64_t>(at.size())} ||
       packed.storage() != Storage::F32)
     fail("mask-order gradient of '", spec.name, "' has shape ", shapeToString(packed.shape()),
-         ", expected [", active.size(), "] (one value per active weight)");
-  optimizers_.at(p).stepAt(ownWeights(p), packed.data<float>(), active.data(),
-                           static_cast<int64_t>(active.size()));
+         ", expected [", at.size(), "] (one value per ",
+         hasGradientRequest(p) ? "requested entry" : "active weight", ")");
+  const std::vector<int64_t> &active = active_[p];
+  std::vector<float> picked;
+  const float *g = packed.data<float>();
+  if (hasGradientRequest(p)) {
+    // The requested entries include the active ones: pick those, in order.
+    keepRequested(p, packed, /*packed=*/true);
+    picked.reserve(active.size());
+    for (size_t j = 0, a = 0; j < at.size() && a < active.size(); ++j)
+      if (at[j] == active[a]) {
+        picked.push_back(g[j]);
+        ++a;
+      }
+    g = picked.data();
+    clearRequest(p);
+  } else {
+    requestedGradients_[p] = Tensor();
+  }
+  optimizers_.at(p).stepAt(ownWeights(p), g, active.data(), static_cast<int64_t>(active.size()));
   changed(p, Change::Update);
 }
 

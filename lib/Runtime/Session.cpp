@@ -73,18 +73,40 @@ void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
     store.setWeights(static_cast<int>(i), weights.at(schedule_.params[i].name));
 }
 
-void Session::loadMasks(const std::map<std::string, Tensor> &masks) {
+void Session::checkParamMasks(const std::map<std::string, Tensor> &masks,
+                              const char *what) const {
   for (const auto &[name, mask] : masks) {
     int p = schedule_.paramIndex(name);
     if (p < 0)
-      fail("mask for unknown parameter '", name, "'");
+      fail(what, " for unknown parameter '", name, "'");
     if (mask.dtype() != DType::I1 || mask.shape() != schedule_.params[p].shape)
-      fail("mask of '", name, "' must be i1 of shape ", shapeToString(schedule_.params[p].shape),
-           ", got ", dtypeName(mask.dtype()), " ", shapeToString(mask.shape()));
+      fail(what, " of '", name, "' must be i1 of shape ",
+           shapeToString(schedule_.params[p].shape), ", got ", dtypeName(mask.dtype()), " ",
+           shapeToString(mask.shape()));
   }
+}
+
+void Session::loadMasks(const std::map<std::string, Tensor> &masks) {
+  checkParamMasks(masks, "mask");
   ParamStore &store = mutableParameters();
   for (const auto &[name, mask] : masks)
     store.setMask(schedule_.paramIndex(name), mask);
+}
+
+void Session::requestGradients(const std::map<std::string, Tensor> &entries) {
+  checkParamMasks(entries, "gradient request");
+  ParamStore &store = mutableParameters();
+  for (const auto &[name, want] : entries)
+    store.requestGradient(schedule_.paramIndex(name), want);
+}
+
+std::map<std::string, Tensor> Session::requestedGradients() const {
+  std::map<std::string, Tensor> out;
+  const ParamStore &store = parameters();
+  for (size_t p = 0; p < schedule_.params.size(); ++p)
+    if (store.requestedGradient(static_cast<int>(p)).defined())
+      out[schedule_.params[p].name] = store.requestedGradient(static_cast<int>(p)).clone();
+  return out;
 }
 
 void Session::checkInputs(const std::vector<Tensor> &inputs) const {

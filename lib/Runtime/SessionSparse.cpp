@@ -27,13 +27,19 @@ void Session::initSparse() {
   if (!sparse_)
     return;
   streamBytes_.assign(s.steps.size(), -1.0);
+  requestBytes_.assign(s.steps.size(), 0.0);
+  sentRequest_.assign(s.steps.size(), nullptr);
+  requestDensity_.assign(s.params.size(), 1.0);
+  csrStreamed_.assign(s.params.size(), false);
   std::vector<std::vector<DType>> dtypes(s.params.size());
   std::vector<bool> streamed(s.params.size(), false);
   bool contractions = false;
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const Step &st = s.steps[si];
-    if (st.format == StreamFormat::Csr)
+    if (st.format == StreamFormat::Csr) {
       dtypes[st.param].push_back(st.dtype);
+      csrStreamed_[st.param] = true;
+    }
     if (st.format != StreamFormat::Dense)
       streamed[st.param] = true;
     contractions = contractions || !interpreter_.sparseContractions(si).empty();
@@ -52,13 +58,31 @@ void Session::startSparseStep() {
   sddmmAtStart_ = interpreter_.execCount(ExecMode::Sddmm);
   fallbacksAtStart_ = interpreter_.denseFallbacks();
   std::fill(streamBytes_.begin(), streamBytes_.end(), -1.0);
+  const MemoryX &mx = *memoryX_;
+  for (size_t p = 0; p < schedule_.params.size(); ++p) {
+    const int64_t phi = numElements(schedule_.params[p].shape);
+    requestDensity_[p] =
+        mx.mask(static_cast<int>(p)).defined() && phi > 0
+            ? static_cast<double>(mx.gradientIndices(static_cast<int>(p)).size()) / phi
+            : 1.0;
+  }
   for (size_t si = 0; si < schedule_.steps.size(); ++si) {
     const Step &st = schedule_.steps[si];
+    requestBytes_[si] = 0;
     if (st.kind != StepKind::GradientStream || st.format != StreamFormat::Mask)
       continue;
     // MemoryX -> SwarmX -> systems, like a weight stream (white paper 7.4).
-    std::vector<GradientRequest> received =
-        swarmX_->broadcast(memoryX_->gradientRequest(st.param, st.order));
+    GradientRequest request = mx.gradientRequest(st.param, st.order);
+    // The systems know the mask from the csr weight streams, and keep the
+    // request they got last; anything else travels as a mask stream.
+    const bool known = request.mask == sentRequest_[si] ||
+                       (csrStreamed_[st.param] && !mx.requestDiffersFromMask(st.param));
+    if (!known) {
+      const sparse::StreamBytes b = sparse::predictStreamBytes(*request.mask);
+      requestBytes_[si] = static_cast<double>(b.indices + b.rowCounts); // no values
+    }
+    sentRequest_[si] = request.mask;
+    std::vector<GradientRequest> received = swarmX_->broadcast(request);
     for (WaferSystem &sys : systems_)
       sys.setGradientRequest(si, received[sys.index()]);
   }
@@ -71,6 +95,7 @@ void Session::sparseWork(StepWork &work) {
   work.streamBytes.resize(s.steps.size());
   for (size_t si = 0; si < s.steps.size(); ++si)
     work.streamBytes[si] = streamBytes_[si] >= 0 ? streamBytes_[si] : s.steps[si].bytes;
+  work.requestBytes = requestBytes_;
   // MemoryX updates a sparse parameter's active weights only.
   work.updateFraction.resize(s.params.size());
   for (size_t p = 0; p < s.params.size(); ++p)
@@ -85,7 +110,7 @@ void Session::sparseWork(StepWork &work) {
       work.kernelFactor.assign(s.systems, std::vector<double>(s.steps.size(), 1.0));
     std::vector<std::pair<size_t, double>> ops;
     for (const SparseContraction &c : sc)
-      ops.push_back({c.op, memoryX_->density(c.param)});
+      ops.push_back({c.op, c.sddmm ? requestDensity_[c.param] : memoryX_->density(c.param)});
     for (const WaferSystem &sys : systems_) {
       const double f = ops.empty() ? 1.0 : work_->sparseFraction(si, sys.shard().size, ops);
       work.kernelFactor[sys.index()][si] *= f / st.cost.density;
@@ -126,6 +151,7 @@ void Session::reportSparse(StepTiming &t) const {
       } else {
         q.gradientBytes += streamBytes_[si];
         q.denseGradientBytes += 4.0 * static_cast<double>(phi);
+        q.requestBytes += requestBytes_[si];
       }
     }
     // MemoryX's FP16 working copy by its real bytes when it keeps one.

@@ -104,6 +104,12 @@ void checkStepWork(const StepWork &work, size_t systems, size_t steps, size_t st
     if (!std::isfinite(bytes[i]) || bytes[i] < 0)
       fail("timing model: steps[", i, "] streams ", bytes[i],
            " bytes (must be finite and not negative)");
+  if (!work.requestBytes.empty() && work.requestBytes.size() != steps)
+    fail("timing model: ", work.requestBytes.size(), " request byte counts, expected ", steps);
+  for (size_t i = 0; i < work.requestBytes.size(); ++i)
+    if (!std::isfinite(work.requestBytes[i]) || work.requestBytes[i] < 0)
+      fail("timing model: steps[", i, "] requests ", work.requestBytes[i],
+           " bytes (must be finite and not negative)");
   for (size_t i = 0; i < work.updateFraction.size(); ++i)
     if (!(work.updateFraction[i] >= 0 && work.updateFraction[i] <= 1))
       fail("timing model: parameter ", i, " updates a fraction ", work.updateFraction[i],
@@ -135,6 +141,25 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
       return;
     events_.push_back({name, cat, pid, tid, begin * 1e6, dur * 1e6, stepNo, si, bytes});
   };
+  // Gradient requests go down the stream-in link first; a gradient stream
+  // leaves a system once its request has arrived.
+  std::vector<std::vector<double>> requested(N, std::vector<double>(s.steps.size(), 0.0));
+  for (size_t si = 0; si < work.requestBytes.size(); ++si) {
+    const double bytes = work.requestBytes[si];
+    if (bytes <= 0)
+      continue;
+    if (s.steps[si].kind != StepKind::GradientStream)
+      fail("timing model: steps[", si, "] requests ", bytes, " bytes but is no gradient stream");
+    const double dur = model::streamSeconds(bytes, t) + latency;
+    for (int k = 0; k < N; ++k) {
+      const double begin = std::max(issue_[k], inFree_[k]);
+      inFree_[k] = requested[k][si] = begin + dur;
+      emit("request " + s.params[s.steps[si].param].name, "stream-in", k + 1, kStreamIn, begin,
+           dur, static_cast<int>(si), bytes);
+    }
+    r.streamS += dur;
+    r.bytesIn += bytes;
+  }
   for (int si = 0; si < static_cast<int>(s.steps.size()); ++si) {
     const Step &st = s.steps[si];
     switch (st.kind) {
@@ -201,7 +226,8 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
       const double dur = model::streamSeconds(bytes, t) + latency;
       double arrival = 0;
       for (int k = 0; k < N; ++k) {
-        const double begin = std::max({issue_[k], outFree_[k], ready[k][st.operands[0]]});
+        const double begin = std::max(
+            {issue_[k], outFree_[k], ready[k][st.operands[0]], requested[k][si]});
         outFree_[k] = begin + dur;
         arrival = std::max(arrival, begin + dur);
         emit(s.params[st.param].name, "stream-out", k + 1, kStreamOut, begin, dur, si, bytes);

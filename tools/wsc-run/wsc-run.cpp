@@ -248,7 +248,8 @@ nlohmann::json sparseJson(const SparseTiming &s) {
                       {"stream_bytes", p.streamBytes},
                       {"dense_stream_bytes", p.denseStreamBytes},
                       {"gradient_bytes", p.gradientBytes},
-                      {"dense_gradient_bytes", p.denseGradientBytes}});
+                      {"dense_gradient_bytes", p.denseGradientBytes},
+                      {"request_bytes", p.requestBytes}});
   return {{"params", params},
           {"spmm", s.spmm},
           {"sddmm", s.sddmm},

@@ -72,6 +72,62 @@ TEST(ParamStore, MaskSurvivesNewWeightsAndCanBeCleared) {
   EXPECT_NE(values(store.weights(0))[0], 0.0f);
 }
 
+TEST(ParamStore, ReactivatedWeightsStartAtZeroWithZeroState) {
+  ParamStore store({sgdParam()});
+  store.setWeights(0, Tensor::fromFloats({2, 2}, {1, 2, 3, 4}));
+  store.setMask(0, mask({1, 1, 0, 1}));
+  const Tensor ones = Tensor::fromFloats({2, 2}, {1, 1, 1, 1});
+  store.applyGradient(0, ones);
+  store.applyGradient(0, ones);
+  const float kept = store.optimizer(0).momentumBuffer()[0];
+  EXPECT_NE(store.optimizer(0).momentumBuffer()[1], 0.0f);
+  // Drop entry 1 and grow entry 2; entry 1 comes back a step later.
+  store.setMask(0, mask({1, 0, 1, 1}));
+  EXPECT_EQ(store.optimizer(0).momentumBuffer()[0], kept);
+  EXPECT_EQ(store.optimizer(0).momentumBuffer()[2], 0.0f);
+  store.setMask(0, mask({1, 1, 1, 1}));
+  EXPECT_EQ(store.optimizer(0).momentumBuffer()[1], 0.0f);
+  EXPECT_EQ(values(store.weights(0))[1], 0.0f);
+  store.applyGradient(0, ones);
+  // A fresh entry: buf = 0.9 * 0 + g, w = 0 - 0.5 * buf (decay of 0 is 0).
+  EXPECT_EQ(values(store.weights(0))[1], -0.5f);
+  EXPECT_EQ(values(store.weights(0))[2], -0.5f);
+  EXPECT_EQ(store.optimizer(0).momentumBuffer()[1], 1.0f);
+  EXPECT_NE(store.optimizer(0).momentumBuffer()[0], 1.0f);
+}
+
+TEST(ParamStore, AGradientRequestKeepsItsEntriesForOneUpdate) {
+  ParamStore store({sgdParam()}), plain({sgdParam()});
+  for (ParamStore *s : {&store, &plain}) {
+    s->setWeights(0, Tensor::fromFloats({2, 2}, {1, 2, 3, 4}));
+    s->setMask(0, mask({1, 0, 0, 1}));
+  }
+  store.requestGradient(0, mask({0, 1, 0, 0}));
+  EXPECT_EQ(store.gradientIndices(0), (std::vector<int64_t>{0, 1, 3}));
+  EXPECT_THROW(store.applyMaskGradient(0, Tensor::fromFloats({2}, {1, 2})), Error);
+  store.applyMaskGradient(0, Tensor::fromFloats({3}, {0.5f, 7, -2}));
+  plain.applyMaskGradient(0, Tensor::fromFloats({2}, {0.5f, -2}));
+  EXPECT_EQ(values(store.weights(0)), values(plain.weights(0)));
+  EXPECT_EQ(values(store.requestedGradient(0)), (std::vector<float>{0.5f, 7, 0, -2}));
+  EXPECT_FALSE(store.hasGradientRequest(0));
+  EXPECT_EQ(store.gradientIndices(0), (std::vector<int64_t>{0, 3}));
+  // A dense gradient keeps the requested entries too; an update without a
+  // request forgets the last one.
+  store.requestGradient(0, mask({0, 0, 1, 0}));
+  store.applyGradient(0, Tensor::fromFloats({2, 2}, {1, 2, 3, 4}));
+  EXPECT_EQ(values(store.requestedGradient(0)), (std::vector<float>{1, 0, 3, 4}));
+  store.applyGradient(0, Tensor::fromFloats({2, 2}, {1, 2, 3, 4}));
+  EXPECT_FALSE(store.requestedGradient(0).defined());
+  // A dense parameter's request keeps its whole gradient.
+  ParamStore dense({sgdParam()});
+  dense.setWeights(0, Tensor::fromFloats({2, 2}, {1, 2, 3, 4}));
+  dense.requestGradient(0, mask({1, 0, 0, 0}));
+  dense.applyGradient(0, Tensor::fromFloats({2, 2}, {5, 6, 7, 8}));
+  EXPECT_EQ(values(dense.requestedGradient(0)), (std::vector<float>{5, 6, 7, 8}));
+  EXPECT_THROW(store.requestGradient(0, Tensor::zeros(DType::I1, {4})), Error);
+  EXPECT_THROW(store.requestGradient(0, Tensor::zeros(DType::F32, {2, 2})), Error);
+}
+
 TEST(ParamStore, BadMasksAreRejected) {
   ParamStore store({sgdParam()});
   EXPECT_THROW(store.setMask(0, Tensor::zeros(DType::I1, {4})), Error);

@@ -298,6 +298,56 @@ TEST(SparseMemoryX, MaskOrderGradientsMatchDenseOnes) {
   EXPECT_THROW(stores[0].applyMaskGradient(0, Tensor::fromFloats({2}, {1, 2})), Error);
 }
 
+TEST(SparseMemoryX, GradientRequestIsTheUnionForOneUpdateInEitherOrder) {
+  const Shape shape{5, 8};
+  const Tensor w = randomTensor(shape, 1), g = randomTensor(shape, 2);
+  const Tensor mask = exactMask(shape, 0.3, 3), extra = exactMask(shape, 0.4, 4);
+  std::vector<int64_t> unionBits(numElements(shape));
+  for (size_t i = 0; i < unionBits.size(); ++i)
+    unionBits[i] = mask.data<uint8_t>()[i] | extra.data<uint8_t>()[i];
+  const Tensor both = Tensor::fromInts(shape, unionBits, DType::I1);
+  const sparse::CsrPattern pattern = patternOf(both);
+  const sparse::TransposedPattern t = sparse::transposePattern(pattern);
+
+  std::vector<MemoryX> stores(3, MemoryX({sgdParam(shape)}));
+  for (MemoryX &mx : stores) {
+    mx.streamSparse(0, {DType::F32});
+    mx.setWeights(0, w);
+    mx.setMask(0, mask);
+  }
+  for (int k : {1, 2}) {
+    EXPECT_FALSE(stores[k].requestDiffersFromMask(0));
+    stores[k].requestGradient(0, extra);
+    EXPECT_TRUE(stores[k].requestDiffersFromMask(0));
+    EXPECT_EQ(*stores[k].gradientRequest(0, StreamOrder::RowMajor).mask, pattern);
+    EXPECT_EQ(*stores[k].gradientRequest(0, StreamOrder::Transposed).mask, t.pattern);
+  }
+  std::vector<float> rowMajor, transposed(pattern.nnz());
+  for (int64_t r = 0; r < shape[0]; ++r)
+    for (int64_t e = pattern.rowPtr[r]; e < pattern.rowPtr[r + 1]; ++e)
+      rowMajor.push_back(g.data<float>()[r * shape[1] + pattern.colIdx[e]]);
+  for (size_t e = 0; e < transposed.size(); ++e)
+    transposed[e] = rowMajor[t.forwardIndex[e]];
+  stores[0].applyGradient(0, g, StreamOrder::RowMajor);
+  stores[1].applyMaskGradient(0, Tensor::fromFloats({pattern.nnz()}, rowMajor),
+                              StreamOrder::RowMajor);
+  stores[2].applyMaskGradient(0, Tensor::fromFloats({pattern.nnz()}, transposed),
+                              StreamOrder::Transposed);
+  // Only the active weights moved, exactly as without the request.
+  for (int k : {1, 2}) {
+    EXPECT_EQ(stores[k].weights(0).toFloats(), stores[0].weights(0).toFloats());
+    // The request brought the gradient at the union, 0 elsewhere.
+    const std::vector<float> kept = stores[k].requestedGradient(0).toFloats();
+    for (size_t i = 0; i < kept.size(); ++i)
+      EXPECT_EQ(kept[i], unionBits[i] ? g.data<float>()[i] : 0.0f) << i;
+    // One update only: the next request is the mask again.
+    EXPECT_FALSE(stores[k].hasGradientRequest(0));
+    EXPECT_FALSE(stores[k].requestDiffersFromMask(0));
+    EXPECT_EQ(*stores[k].gradientRequest(0, StreamOrder::RowMajor).mask, patternOf(mask));
+  }
+  EXPECT_FALSE(stores[0].requestedGradient(0).defined());
+}
+
 TEST(SparseMemoryX, MaskDefaultsToTheNonZeroWeights) {
   const Shape shape{4, 5};
   MemoryX mx({sgdParam(shape)});
@@ -320,17 +370,27 @@ TEST(SparseMemoryX, MaskDefaultsToTheNonZeroWeights) {
   EXPECT_LE(mx.pattern(0)->nnz(), 3);
 }
 
-TEST(SparseMemoryX, MaskChangeKeepsOptimizerState) {
+TEST(SparseMemoryX, MaskChangeKeepsStateOfWeightsActiveBefore) {
   const Shape shape{6, 6};
   MemoryX mx({sgdParam(shape)});
   mx.streamSparse(0, {DType::F32});
   mx.setWeights(0, randomTensor(shape, 1));
-  mx.setMask(0, exactMask(shape, 0.5, 2));
+  const Tensor before = exactMask(shape, 0.5, 2);
+  mx.setMask(0, before);
   mx.applyGradient(0, randomTensor(shape, 3));
   const std::vector<float> state = mx.optimizer(0).momentumBuffer();
   ASSERT_FALSE(state.empty());
   mx.setMask(0, exactMask(shape, 0.25, 4));
-  EXPECT_EQ(mx.optimizer(0).momentumBuffer(), state);
+  // Weights active before keep their state; newly active ones start at 0.
+  const uint8_t *was = before.data<uint8_t>(), *is = mx.mask(0).data<uint8_t>();
+  int kept = 0, reset = 0;
+  for (size_t i = 0; i < state.size(); ++i) {
+    const bool activated = is[i] && !was[i];
+    EXPECT_EQ(mx.optimizer(0).momentumBuffer()[i], activated ? 0.0f : state[i]) << i;
+    (activated ? reset : kept) += is[i];
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(reset, 0);
   EXPECT_EQ(mx.optimizer(0).steps(), 1);
   // Weights off the new mask are 0; the views follow the new mask.
   const std::vector<float> w = mx.weights(0).toFloats();
@@ -649,7 +709,9 @@ TEST(SparseStreams, MaskChangesBetweenSteps) {
 
   const Tensor wider = exactMask({6, 32}, 0.5, 12);
   session->loadMasks({{"fc1.weight", wider}});
-  EXPECT_EQ(mx.optimizer(p).momentumBuffer(), state);
+  const uint8_t *was = m.masks.at("fc1.weight").data<uint8_t>(), *is = wider.data<uint8_t>();
+  for (size_t i = 0; i < state.size(); ++i)
+    EXPECT_EQ(mx.optimizer(p).momentumBuffer()[i], is[i] && !was[i] ? 0.0f : state[i]) << i;
   EXPECT_EQ(*mx.pattern(p), patternOf(wider));
   auto consistent = [&] {
     EXPECT_TRUE(sparse::checkTransposed(*mx.pattern(p), *mx.transposedPattern(p)).ok());
@@ -678,6 +740,64 @@ TEST(SparseStreams, MaskChangesBetweenSteps) {
   for (const SparseTiming::Param &q : sparseOf(*session).params)
     if (q.name == "fc1.weight")
       EXPECT_EQ(q.nnz, 96);
+}
+
+TEST(SparseStreams, ARegrowthRequestBringsDenseGradientsOnceAndCostsItsBytes) {
+  const json doc = sparseMlp();
+  auto sparse = sessionOf(doc), dense = sessionOf(denseTwin(doc));
+  const Schedule &s = sparse->schedule();
+  const Model m = randomModel(s, 0.25, 21);
+  const Shape shape = s.params[s.paramIndex("fc1.weight")].shape;
+  const Tensor all = Tensor::fromInts(shape, std::vector<int64_t>(numElements(shape), 1),
+                                      DType::I1);
+  for (Session *session : {sparse.get(), dense.get()}) {
+    session->loadWeights(m.weights);
+    session->loadMasks(m.masks);
+    session->requestGradients({{"fc1.weight", all}});
+  }
+  const std::vector<Tensor> batch = randomBatch(s, 5);
+  sparse->step(batch);
+  dense->step(batch);
+  // The sparse run computed the whole gradient at the request (SDDMM), the
+  // dense twin kept it off its dense gradient stream.
+  const auto gs = sparse->requestedGradients(), gd = dense->requestedGradients();
+  ASSERT_EQ(gs.size(), 1u);
+  expectClose(gs.at("fc1.weight"), gd.at("fc1.weight"), 1e-5, "requested gradient");
+  const std::vector<float> g = gs.at("fc1.weight").toFloats();
+  const uint8_t *on = m.masks.at("fc1.weight").data<uint8_t>();
+  int inactiveNonZero = 0;
+  for (size_t i = 0; i < g.size(); ++i)
+    inactiveNonZero += !on[i] && g[i] != 0.0f;
+  EXPECT_GT(inactiveNonZero, 0);
+  for (const auto &[name, w] : dense->weights())
+    expectClose(sparse->weights().at(name), w, 1e-5, name);
+  EXPECT_EQ(sparseOf(*sparse).denseFallbacks, 0);
+
+  auto fc1 = [&](const Session &session) {
+    for (const SparseTiming::Param &q : sparseOf(session).params)
+      if (q.name == "fc1.weight")
+        return q;
+    throw std::runtime_error("no fc1.weight");
+  };
+  const int64_t phi = numElements(shape);
+  const SparseTiming::Param requested = fc1(*sparse);
+  const sparse::StreamBytes maskStream = sparse::predictStreamBytes(patternOf(all));
+  EXPECT_EQ(requested.gradientBytes, 4.0 * phi);
+  EXPECT_EQ(requested.requestBytes, double(maskStream.indices + maskStream.rowCounts));
+  double traced = 0;
+  for (const TraceEvent &e : sparse->timing().events())
+    if (e.name == "request fc1.weight")
+      traced += e.bytes;
+  EXPECT_EQ(traced, requested.requestBytes);
+
+  // The next step is back to the mask, which the csr streams carry.
+  sparse->step(batch);
+  const SparseTiming::Param next = fc1(*sparse);
+  EXPECT_EQ(next.gradientBytes, 4.0 * next.nnz);
+  EXPECT_EQ(next.requestBytes, 0.0);
+  EXPECT_TRUE(sparse->requestedGradients().empty());
+  EXPECT_THROW(sparse->requestGradients({{"nope", all}}), Error);
+  EXPECT_THROW(sparse->requestGradients({{"fc1.weight", Tensor::zeros(DType::I1, {2})}}), Error);
 }
 
 TEST(SparseStreams, WeightsWithoutMasksUseTheirNonZeros) {

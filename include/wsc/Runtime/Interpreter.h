@@ -54,6 +54,7 @@ struct KernelTensors {
 struct SparseContraction {
   size_t op = 0;
   int param = -1;
+  bool sddmm = false; // a weight gradient at the requested entries (else SpMM)
 };
 
 class Interpreter {

@@ -51,8 +51,13 @@ public:
   /// The csr weight stream of parameter `p` in `order` (`dtype` one of
   /// those given to streamSparse). Throws if it has no weights.
   SparseStream sparseStream(int p, StreamOrder order, DType dtype) const;
-  /// The mask MemoryX sends to request `p`'s gradient in `order`.
+  /// The mask MemoryX sends to request `p`'s gradient in `order`: its
+  /// mask, or with a pending requestGradient the union with the request.
   GradientRequest gradientRequest(int p, StreamOrder order) const;
+  /// Whether gradientRequest(p, ...) differs from the mask the systems
+  /// already know from the csr weight streams, so that sending it costs
+  /// bytes of its own.
+  bool requestDiffersFromMask(int p) const { return sparse_.at(p).request != nullptr; }
   /// The mask of sparse parameter `p` in CSR and its transposed pattern
   /// (null before it has a mask).
   const std::shared_ptr<const sparse::CsrPattern> &pattern(int p) const {
@@ -67,9 +72,8 @@ public:
   const sparse::StreamBytes &workingCopyBytes(int p) const { return sparse_.at(p).forwardBytes; }
 
   using ParamStore::applyMaskGradient;
-  /// Applies sparse parameter `p`'s optimizer with the summed gradient of
-  /// its active weights in the order of gradientRequest(p, order) (f32,
-  /// [nnz]).
+  /// Applies sparse parameter `p`'s optimizer with the summed gradient at
+  /// the entries of gradientRequest(p, order), in its order (f32).
   void applyMaskGradient(int p, const Tensor &packed, StreamOrder order);
 
 protected:
@@ -85,10 +89,14 @@ private:
     bool enabled = false;
     std::shared_ptr<const sparse::CsrPattern> pattern;
     std::shared_ptr<const sparse::TransposedPattern> transposed;
+    // A pending gradient request that is more than the mask.
+    std::shared_ptr<const sparse::CsrPattern> request;
+    std::shared_ptr<const sparse::TransposedPattern> requestTransposed;
     sparse::StreamBytes forwardBytes, backwardBytes; // FP16 values
     std::vector<WorkingCopy> copies;
   };
   void rebuildPatterns(int p);
+  void rebuildRequest(int p);
   void refreshValues(int p);
 
   std::vector<SparseState> sparse_;

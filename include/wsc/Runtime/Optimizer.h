@@ -31,6 +31,11 @@ public:
   /// weights. Every other entry and its state stay as they are.
   void stepAt(float *param, const float *grad, const int64_t *index, int64_t count);
 
+  /// Zeroes the state of the `count` entries `index[j]`: a weight a new
+  /// mask makes active again starts afresh (MemoryX keeps state only for
+  /// active weights).
+  void resetAt(const int64_t *index, int64_t count);
+
   const OptimizerSpec &spec() const { return spec_; }
   int64_t steps() const { return steps_; }
   /// State buffers, empty until first used (names as in torch's state).

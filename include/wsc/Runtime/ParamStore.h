@@ -55,9 +55,10 @@ public:
   /// Makes parameter `p` sparse with a mask (i1, the parameter's shape;
   /// true = active): its masked weights become 0, and from now on the
   /// optimizer updates only the active weights (white paper 7.4). May be
-  /// called again between steps to change the mask: the optimizer state is
-  /// kept (a weight that becomes active again resumes from its state, its
-  /// value starting at 0). An undefined tensor makes the parameter dense.
+  /// called again between steps to change the mask (dynamic sparsity): a
+  /// weight the new mask activates starts at 0 with zero optimizer state,
+  /// as state is kept for active weights only (SAMO's compressed layout).
+  /// An undefined tensor makes the parameter dense.
   void setMask(int p, const Tensor &mask);
   /// The mask of parameter `p` (undefined when dense).
   const Tensor &mask(int p) const { return masks_.at(p); }
@@ -67,20 +68,40 @@ public:
   /// Fraction of active weights (1 when dense).
   double density(int p) const;
 
+  /// Asks for parameter `p`'s gradient at the entries of `entries` (i1, the
+  /// parameter's shape) at its next update, besides its active weights:
+  /// regrowth (RigL) scores inactive weights by it, and in weight streaming
+  /// MemoryX sends the union as the gradient request (white paper 7.4). The
+  /// update still moves only the active weights. Lasts one update; an
+  /// undefined tensor cancels.
+  void requestGradient(int p, const Tensor &entries);
+  bool hasGradientRequest(int p) const { return requests_.at(p).defined(); }
+  /// Flat indices, ascending, whose gradients a mask-order update of `p`
+  /// takes: the active weights and a pending request's entries.
+  const std::vector<int64_t> &gradientIndices(int p) const {
+    return hasGradientRequest(p) ? requested_.at(p) : active_.at(p);
+  }
+  /// The gradient the last update of `p` was given at its requested and
+  /// active entries (f32, the parameter's shape, 0 elsewhere); undefined if
+  /// that update had no request.
+  const Tensor &requestedGradient(int p) const { return requestedGradients_.at(p); }
+
   /// Applies parameter `p`'s optimizer with `gradient` (the parameter's
   /// shape, f32, summed over the whole batch); a sparse parameter uses only
   /// its active entries.
   void applyGradient(int p, const Tensor &gradient);
-  /// Applies the optimizer of sparse parameter `p` with the gradients of its
-  /// active weights in mask order (f32, [nnz]).
+  /// Applies the optimizer of sparse parameter `p` with the gradients at
+  /// gradientIndices(p) in that order (f32): its active weights' in mask
+  /// order, and with a request the requested entries' too.
   void applyMaskGradient(int p, const Tensor &packed);
 
   /// Modeled update cost: elements x optimizer flops per element.
   double updateFlops(int p) const { return paramUpdateFlops(params_.at(p)); }
 
 protected:
-  /// What changed parameter `p`: new weights, a new (or no) mask, an update.
-  enum class Change { Weights, Mask, Update };
+  /// What changed parameter `p`: new weights, a new (or no) mask, an
+  /// update, a new (or no) gradient request.
+  enum class Change { Weights, Mask, Update, Request };
   /// Called after every change of parameter `p` (MemoryX refreshes its CSR
   /// working copy here).
   virtual void changed(int /*p*/, Change /*what*/) {}
@@ -88,12 +109,22 @@ protected:
 private:
   /// The weights of `p`, unshared (copy on write).
   float *ownWeights(int p);
+  /// The union of `p`'s active weights and its request's entries.
+  void mergeRequest(int p);
+  /// Keeps `gradient` (at gradientIndices(p) when `packed`, else dense) as
+  /// the requested gradient of `p`.
+  void keepRequested(int p, const Tensor &gradient, bool packed);
+  /// Ends the update's request, if any.
+  void clearRequest(int p);
 
   std::vector<ParamSpec> params_;
   std::vector<Tensor> weights_;
   std::vector<ParamOptimizer> optimizers_;
   std::vector<Tensor> masks_;
   std::vector<std::vector<int64_t>> active_;
+  std::vector<Tensor> requests_;                // pending requests' entries (i1)
+  std::vector<std::vector<int64_t>> requested_; // their gradientIndices
+  std::vector<Tensor> requestedGradients_;
 };
 
 } // namespace wsc::rt

@@ -74,6 +74,13 @@ public:
   /// whichever store holds the weights; see ParamStore::setMask. Throws on
   /// an unknown parameter or a wrong shape or dtype, before changing any.
   void loadMasks(const std::map<std::string, Tensor> &masks);
+  /// Asks, for the next step only, for the gradients of the named
+  /// parameters at the entries of their i1 tensors besides the active
+  /// weights (see ParamStore::requestGradient). Throws like loadMasks.
+  void requestGradients(const std::map<std::string, Tensor> &entries);
+  /// The gradients the last step's requests brought back, by parameter
+  /// name (ParamStore::requestedGradient).
+  std::map<std::string, Tensor> requestedGradients() const;
   /// Copies of the current weights (downloaded from the wafer in
   /// layer-pipelined mode).
   std::map<std::string, Tensor> weights() const { return parameters().allWeights(); }
@@ -104,6 +111,8 @@ public:
 
 private:
   void run(const std::vector<Tensor> &inputs);
+  /// Throws unless every entry names a parameter and is i1 of its shape.
+  void checkParamMasks(const std::map<std::string, Tensor> &masks, const char *what) const;
   ParamStore &mutableParameters();
   StepTiming simulateTiming();
   // Variable tensor shape (SessionVts.cpp).
@@ -134,6 +143,13 @@ private:
   // step (-1: the schedule's), the interpreter's counts at the step's start.
   bool sparse_ = false;
   std::vector<double> streamBytes_;
+  // Per step, the gradient request the systems hold from an earlier step
+  // and the bytes of sending this step's; per parameter, the fraction of
+  // its entries this step's gradient request covers.
+  std::vector<std::shared_ptr<const sparse::CsrPattern>> sentRequest_;
+  std::vector<double> requestBytes_;
+  std::vector<double> requestDensity_;
+  std::vector<bool> csrStreamed_; // per parameter: has a csr weight stream
   int64_t spmmAtStart_ = 0, sddmmAtStart_ = 0, fallbacksAtStart_ = 0;
   StepReport report_;
   int stepsRun_ = 0;

@@ -95,6 +95,7 @@ struct SparseTiming {
     double denseStreamBytes = 0;   // the same streams dense
     double gradientBytes = 0;      // mask-format gradient streams, per system
     double denseGradientBytes = 0; // the same streams dense
+    double requestBytes = 0;       // gradient requests the systems did not hold yet
   };
   std::vector<Param> params;
   /// Structured ops this step, summed over systems: contractions on sparse
@@ -137,6 +138,10 @@ struct StepWork {
   /// Weight streaming: per schedule step, the bytes a weight or gradient
   /// stream actually moves per system (empty: the schedule's `bytes`).
   std::vector<double> streamBytes;
+  /// Weight streaming: per schedule step, the bytes of the gradient request
+  /// a mask-format gradient stream needs sent first, MemoryX -> systems at
+  /// the start of the step (empty: none).
+  std::vector<double> requestBytes;
   /// Weight streaming: per parameter, the fraction of its weights MemoryX
   /// updates (a sparse parameter's active ones; empty: 1 everywhere).
   std::vector<double> updateFraction;

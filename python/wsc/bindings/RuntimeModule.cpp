@@ -159,6 +159,7 @@ py::dict sparseDict(const SparseTiming &s) {
     d["dense_stream_bytes"] = p.denseStreamBytes;
     d["gradient_bytes"] = p.gradientBytes;
     d["dense_gradient_bytes"] = p.denseGradientBytes;
+    d["request_bytes"] = p.requestBytes;
     params.append(d);
   }
   py::dict state;
@@ -284,7 +285,25 @@ PYBIND11_MODULE(_runtime, m) {
             s.loadMasks(m);
           },
           py::arg("masks"),
-          "Fixed sparsity masks (bool arrays, true = active) by parameter name.")
+          "Sparsity masks (bool arrays, true = active) by parameter name; may change "
+          "between steps.")
+      .def(
+          "request_gradients",
+          [](Session &s, const py::dict &entries) {
+            std::map<std::string, Tensor> m;
+            for (auto item : entries) {
+              std::string name = py::str(item.first);
+              m[name] = fromArray(item.second, DType::I1, "gradient request '" + name + "'");
+            }
+            s.requestGradients(m);
+          },
+          py::arg("entries"),
+          "For the next step, the gradients of these parameters at the true entries "
+          "(bool arrays) besides the active weights.")
+      .def(
+          "requested_gradients",
+          [](const Session &s) { return tensorsToDict(s.requestedGradients()); },
+          "The gradients the last step's requests brought back, by parameter name.")
       .def(
           "load_weights_file",
           [](Session &s, const std::string &path) {
