@@ -4,6 +4,7 @@ import copy
 import torch
 
 import wsc
+from wsc.sparse_schedule import DynamicSparsity
 
 
 def sgd(params):
@@ -11,28 +12,81 @@ def sgd(params):
 
 
 def train_both(model, loss_fn, data, systems=1, mode="auto", optimizer=sgd,
-               stream_dtype="f32", masks=None):
+               stream_dtype="f32", masks=None, observe=None):
     """Compiles `model` and trains it on `data` ((inputs, targets) per step)
     on the emulator, and a copy in PyTorch; returns the program, the copy and
-    both loss curves. With `masks` (wsc.sparse), the emulator trains sparse
-    and the copy densely with masked gradients."""
+    both loss curves. With `masks` (wsc.sparse masks, or a wsc.sparse_schedule
+    mask schedule), the emulator trains sparse and the copy densely with
+    masked weights and gradients (train_reference). `observe(t, prog)` runs
+    after the emulator's step t."""
     reference = copy.deepcopy(model)
     prog = wsc.compile(model, loss_fn, optimizer(model.parameters()), data[0][0], data[0][1],
                        systems=systems, stream_dtype=stream_dtype, mode=mode, sparsity=masks)
-    params = dict(reference.named_parameters())
-    ref_opt = optimizer(reference.parameters())
-    ours, theirs = [], []
-    for x, y in data:
+    # A mask schedule has started (pruned `model`): the copy continues from there.
+    schedule = copy.deepcopy(masks) if isinstance(masks, DynamicSparsity) else None
+    initial = prog.masks()
+    ours = []
+    for t, (x, y) in enumerate(data):
         ours.append(prog.step(x, y))
-        ref_opt.zero_grad()
-        inputs = x if isinstance(x, tuple) else (x,)
-        loss = loss_fn(reference(*inputs), y)
-        loss.backward()
-        for name, mask in (masks or {}).items():
-            params[name].grad.mul_(mask)
-        ref_opt.step()
-        theirs.append(loss.item())
+        if observe:
+            observe(t, prog)
+    theirs, _ = train_reference(reference, loss_fn, optimizer(reference.parameters()), data,
+                                schedule, initial)
     return prog, reference, ours, theirs
+
+
+def train_reference(model, loss_fn, optimizer, batches, schedule, masks):
+    """Trains ``model`` in place on ``batches`` ((inputs, targets) pairs) with
+    ``masks`` (name -> bool mask) changed by ``schedule`` (None: fixed masks).
+    Returns the per-step losses and the final masks.
+
+    A step: gradients of the whole batch; the dense ones go to the schedule
+    when it updates after this step and needs them; masked gradients to the
+    optimizer; weights re-masked. Then, if the schedule updates, the new masks
+    apply, and the optimizer state of every newly active entry restarts at
+    zero (the weight itself is already zero: it was masked)."""
+    params = dict(model.named_parameters())
+    _apply(params, masks)
+    losses = []
+    for t, (x, y) in enumerate(batches):
+        optimizer.zero_grad()
+        loss = loss_fn(model(*(x if isinstance(x, tuple) else (x,))), y)
+        loss.backward()
+        updating = schedule is not None and schedule.updates_at(t)
+        grads = None
+        if updating and schedule.needs_gradients:
+            grads = {name: torch.zeros_like(params[name]) if params[name].grad is None
+                     else params[name].grad.clone() for name in masks}
+        with torch.no_grad():
+            for name, mask in masks.items():
+                if params[name].grad is not None:
+                    params[name].grad.mul_(mask)
+        optimizer.step()
+        _apply(params, masks)
+        if updating:
+            weights = {name: params[name].detach().clone() for name in masks}
+            new = schedule.update(t, weights, masks, grads)
+            with torch.no_grad():
+                for name, mask in new.items():
+                    grown = mask & ~masks[name]
+                    state = optimizer.state.get(params[name], {})
+                    for key in STATE_KEYS:
+                        if isinstance(state.get(key), torch.Tensor):
+                            state[key][grown] = 0
+            masks = new
+            _apply(params, masks)
+        losses.append(float(loss))
+    return losses, masks
+
+
+# Optimizer state kept per weight entry; MemoryX keeps it only for active ones.
+STATE_KEYS = ("momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+
+
+def _apply(params, masks):
+    with torch.no_grad():
+        for name, mask in masks.items():
+            params[name].mul_(mask)
 
 
 def check(prog, reference, ours, theirs):

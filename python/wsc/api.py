@@ -36,7 +36,7 @@ class Program:
     """A compiled training step bound to an emulated cluster."""
 
     def __init__(self, model, exported: str, compiled: str, schedule: str, diagnostics: str,
-                 masks=None):
+                 masks=None, mask_schedule=None):
         from . import _runtime  # the native runtime binding, built by `make`
         self.mlir = ProgramIR(exported, compiled)
         self.schedule = json.loads(schedule)
@@ -48,10 +48,14 @@ class Program:
         self._session = _runtime.Session(schedule)
         self._session.load_weights({k: v.detach().cpu().numpy().astype(np.float32)
                                     for k, v in model.state_dict().items()})
-        self._masks = {self._source_key[k]: m for k, m in (masks or {}).items()}
+        # Masks by the schedule's names (a mask schedule's by the model's).
+        self._mask_name = {k: self._source_key[k] for k in (masks or {})}
+        self._masks = {self._source_key[k]: m.clone() for k, m in (masks or {}).items()}
         self._session.load_masks({k: m.cpu().numpy() for k, m in self._masks.items()})
+        self._mask_schedule = mask_schedule
         self._inputs = self.schedule["inputs"]
         self._last = None
+        self._steps = 0
 
     def _arrays(self, inputs: Tensors, targets: Tensors):
         tensors = _as_tuple(inputs, "inputs") + _as_tuple(targets, "targets")
@@ -72,10 +76,38 @@ class Program:
         return arrays
 
     def step(self, inputs: Tensors, targets: Tensors) -> float:
-        """One training step on the emulator; returns the loss."""
-        loss = self._session.step(self._arrays(inputs, targets))
+        """One training step on the emulator; returns the loss. With a mask
+        schedule (wsc.sparse_schedule) the masks change after the steps it
+        says, MemoryX requesting dense gradients first when it needs them."""
+        arrays = self._arrays(inputs, targets)
+        schedule = self._mask_schedule
+        updating = schedule is not None and schedule.updates_at(self._steps)
+        if updating and schedule.needs_gradients:
+            self._session.request_gradients({k: np.ones(m.shape, dtype=np.bool_)
+                                             for k, m in self._masks.items()})
+        loss = self._session.step(arrays)
         self._last = self._session.last_report()
+        if updating:
+            self._update_masks(schedule)
+        self._steps += 1
         return float(loss)
+
+    def _update_masks(self, schedule) -> None:
+        """Runs the mask schedule's update after this step and loads the new
+        masks (MemoryX rebuilds its CSR views from them)."""
+        weights = self._session.weights()
+        gradients = self._session.requested_gradients() if schedule.needs_gradients else {}
+        tensors = lambda arrays: {k: torch.from_numpy(np.array(arrays[src]))
+                                  for k, src in self._mask_name.items() if src in arrays}
+        masks = {k: self._masks[src] for k, src in self._mask_name.items()}
+        new = schedule.update(self._steps, tensors(weights), masks,
+                              tensors(gradients) if schedule.needs_gradients else None)
+        self._masks = {self._mask_name[k]: m.clone() for k, m in new.items()}
+        self._session.load_masks({k: m.numpy() for k, m in self._masks.items()})
+
+    def masks(self) -> Dict[str, torch.Tensor]:
+        """The current sparsity masks, keyed like model.state_dict()."""
+        return {k: self._masks[src].clone() for k, src in self._mask_name.items()}
 
     def state_dict(self) -> Dict[str, torch.Tensor]:
         """The MemoryX master weights, keyed like model.state_dict()."""
@@ -111,7 +143,7 @@ class Program:
             "params": sum(int(np.prod(p["shape"])) for p in self.schedule["params"]),
             "kernels": [k["name"] for k in kernels],
             "layouts": layouts,
-            # Fixed sparsity masks: each sparse parameter's density.
+            # Sparsity masks: each sparse parameter's current density.
             "sparsity": {k: float(m.float().mean()) for k, m in self._masks.items()},
             # Layer-pipelined mode: each layer's region and kernel model.
             "placement": placement,
@@ -157,7 +189,9 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     layer-pipelined weights stay FP32 on the wafer. `time_limit` bounds the
     layer-pipelined placement search, in seconds. `sparsity` maps parameter
     names to fixed bool masks (see wsc.sparse): masked weights stay zero and
-    get no gradient.
+    get no gradient. It may instead be a mask schedule (wsc.sparse_schedule:
+    gradual magnitude pruning, RigL, SET), which prunes `model` in place to
+    its initial masks and changes them as Program.step runs.
 
     `vts` controls variable tensor shape execution (docs/VTS.md), which skips
     the padding that `wsc.nn.strip_padding` marks: `True` runs the marked
@@ -185,11 +219,15 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             not isinstance(valid_fraction, (int, float)) or isinstance(valid_fraction, bool)
             or not 0 < valid_fraction <= 1):
         raise ValueError(f"valid_fraction must be a number in (0, 1], got {valid_fraction!r}")
-    described = None
+    described, masks, mask_schedule = None, sparsity, None
     if sparsity is not None:
         from .sparse import check_masks, describe
-        check_masks(model, sparsity)
-        described = describe(model, sparsity)
+        from .sparse_schedule import DynamicSparsity
+        if isinstance(sparsity, DynamicSparsity):
+            mask_schedule, masks = sparsity, sparsity.start(model)
+        check_masks(model, masks)
+        described = describe(model, masks,
+                             mask_schedule.planned_density if mask_schedule else None)
     inputs = _as_tuple(example_inputs, "example_inputs")
     targets = _as_tuple(example_targets, "example_targets")
     if inputs[0].shape[0] < systems:
@@ -201,4 +239,4 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
         pipeline += f" expected-valid-fraction={float(valid_fraction)!r}"
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
-    return Program(model, exported, compiled, schedule, diagnostics, sparsity)
+    return Program(model, exported, compiled, schedule, diagnostics, masks, mask_schedule)

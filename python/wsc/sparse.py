@@ -1,4 +1,5 @@
-"""Unstructured weight sparsity: fixed masks for ``wsc.compile(..., sparsity=masks)``.
+"""Unstructured weight sparsity: masks for ``wsc.compile(..., sparsity=masks)``
+(masks that change during training: ``wsc.sparse_schedule``).
 
 A mask is a bool tensor shaped like its parameter, ``True`` where the weight is
 active. The emulator keeps masked weights at exactly zero: they get no
@@ -7,7 +8,7 @@ layer-pipelined mode) re-applies the mask after every update, as the
 weight-streaming white paper describes (section 7.4). In PyTorch terms this
 is training the dense model with masked weights and masked gradients.
 """
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional
 
 import torch
 from torch import nn
@@ -52,10 +53,33 @@ def _owned_parameters(model: nn.Module):
             yield (f"{module_name}.{pname}" if module_name else pname), param, owner
 
 
+def active_count(sparsity: float, numel: int) -> int:
+    """How many of ``numel`` weights stay active at ``sparsity``."""
+    return numel - int(round(sparsity * numel))
+
+
+def pick(score: torch.Tensor, candidates: torch.Tensor, k: int, largest: bool):
+    """Flat indices of the ``k`` candidates with the smallest (``largest``:
+    the largest) score. A stable ascending sort puts ties in index order and
+    NaN last; negating the score for ``largest`` keeps both properties."""
+    index = candidates.reshape(-1).nonzero().flatten()
+    values = score.reshape(-1)[index]
+    return index[torch.sort(-values if largest else values, stable=True).indices[:k]]
+
+
+def magnitude_mask(param: torch.Tensor, sparsity: float) -> torch.Tensor:
+    """The flat mask keeping the largest-magnitude weights of ``param``."""
+    mask = torch.ones(param.numel(), dtype=torch.bool)
+    pruned = param.numel() - active_count(sparsity, param.numel())
+    mask[pick(param.detach().abs(), mask, pruned, largest=False)] = False
+    return mask
+
+
 def prune_magnitude(model: nn.Module, sparsity: float,
                     param_filter: ParamFilter = default_filter) -> Masks:
     """Masks that keep the largest-magnitude ``1 - sparsity`` of every selected
-    parameter; zeroes the pruned weights of ``model`` in place."""
+    parameter (ties: the lower index); zeroes the pruned weights of ``model``
+    in place."""
     if isinstance(sparsity, bool) or not isinstance(sparsity, (int, float)) \
             or not 0 <= sparsity < 1:
         raise ValueError(f"sparsity must be a number in [0, 1), got {sparsity!r}")
@@ -64,11 +88,7 @@ def prune_magnitude(model: nn.Module, sparsity: float,
         for name, param, module in _owned_parameters(model):
             if not param_filter(name, param, module):
                 continue
-            pruned = int(round(sparsity * param.numel()))
-            mask = torch.ones(param.numel(), dtype=torch.bool)
-            if pruned:
-                mask[torch.topk(param.detach().abs().flatten(), pruned, largest=False).indices] = False
-            masks[name] = mask.view_as(param)
+            masks[name] = magnitude_mask(param, sparsity).view_as(param)
             param.mul_(masks[name])
     return masks
 
@@ -106,15 +126,18 @@ def check_masks(model: nn.Module, masks: Masks) -> None:
                              f"expected {list(params[name].shape)}")
 
 
-def describe(model: nn.Module, masks: Dict[str, torch.Tensor]) -> Dict[str, dict]:
+def describe(model: nn.Module, masks: Dict[str, torch.Tensor],
+             planned_density: Optional[Callable[[str], float]] = None) -> Dict[str, dict]:
     """What the compiler needs of ``masks`` (checked by ``check_masks``): per
     2-D parameter, under the name the exported function gives it (a tied
-    parameter's first ``state_dict`` key), its density and the masks' source.
-    Masks of other ranks stay a runtime matter: those parameters stream dense
-    and MemoryX applies the mask."""
+    parameter's first ``state_dict`` key), its density (``planned_density``
+    of its name when the masks will change, else the mask's) and the masks'
+    source. Masks of other ranks stay a runtime matter: those parameters
+    stream dense and MemoryX applies the mask."""
     first, canonical = {}, {}
     for key, value in model.state_dict(keep_vars=True).items():
         canonical[key] = first.setdefault(id(value), key)
     source = getattr(masks, "source", "explicit")
-    return {canonical[name]: {"density": float(mask.float().mean()), "source": source}
+    density = planned_density or (lambda name: float(masks[name].float().mean()))
+    return {canonical[name]: {"density": density(name), "source": source}
             for name, mask in masks.items() if mask.dim() == 2}
