@@ -2,6 +2,9 @@
 
 #include "wsc/Model/LayoutCost.h"
 
+#include "wsc/Sparse/Csr.h"
+#include "wsc/Sparse/ModelState.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -406,6 +409,13 @@ Evaluation evaluate(const KernelDesc &kernel, const Candidate &candidate,
     p.layout = tensorLayout(kernel, mapping, t, isResult);
     p.tile = tileOf(p.layout, kernel.shapeOf(t), t.elementBytes);
     p.streamed = t.streamed;
+    if (t.streamed && t.density < 1 && !p.tile.shape.empty()) {
+      // The piece as a CSR stream of its rows (lib/Sparse's byte count).
+      const int64_t nnz = static_cast<int64_t>(std::ceil(t.density * double(p.tile.elements)));
+      const int64_t rows = p.tile.elements / std::max<int64_t>(1, p.tile.shape.back());
+      p.tile.bytes =
+          sparse::withValueBytes(sparse::idealStreamBytes(nnz, rows), t.elementBytes).total();
+    }
     if (!t.streamed)
       eval.sramBytes += p.tile.bytes;
     return p;
@@ -417,8 +427,8 @@ Evaluation evaluate(const KernelDesc &kernel, const Candidate &candidate,
   eval.fits = eval.sramBytes <= target.sramPerPe;
 
   KernelCycles &cycles = eval.cycles;
-  cycles.compute = std::ceil(double(space.elements) * double(kernel.opsPerPoint) /
-                             double(target.fmacsPerPe));
+  cycles.compute = std::ceil(double(space.elements) * kernel.density *
+                             double(kernel.opsPerPoint) / double(target.fmacsPerPe));
 
   // Reductions: partial results over the reduced dims split along an axis
   // travel a ring of those PEs; a reduce-scatter (the result lands spread)

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 using namespace wsc::model;
@@ -120,6 +121,43 @@ TEST(LayoutCost, Gpt3Batch8IsTheBoundary) {
   double fig15 = evaluateLabel(fc, c, "fig15").cycles.total();
   EXPECT_LT(plan.totalCycles, fig15);
   EXPECT_GT(plan.totalCycles, 0.99 * fig15);
+}
+
+/// `fc` with its weight streamed as CSR at `density`: SpMM work.
+KernelDesc sparseLinear(KernelDesc fc, double density) {
+  fc.density = density;
+  fc.operands[1].density = density;
+  return fc;
+}
+
+TEST(LayoutCost, ASparseWeightScalesComputeAndItsStreamedPiece) {
+  LayoutContext c;
+  const KernelDesc dense = linearForward("fc", 4, 2048, 12288, 12288);
+  const KernelDesc sparse = sparseLinear(dense, 0.1);
+  const Evaluation d = evaluateLabel(dense, c, "fig15"), e = evaluateLabel(sparse, c, "fig15");
+  // 9 tokens x 14 features x 12288 outputs per PE, a tenth of them.
+  EXPECT_DOUBLE_EQ(e.cycles.compute, std::ceil(9.0 * 14 * 12288 * 0.1 / 4));
+  EXPECT_DOUBLE_EQ(e.cycles.reduce, d.cycles.reduce);
+  // w's piece [12288, 14] as CSR: ceil(0.1 x 172032) = 17204 values and
+  // 16-bit deltas, 4-byte counts for its 12288 rows; multicast down 4 x 228 rows.
+  EXPECT_EQ(e.operands[1].tile.bytes, 17204 * 2 + 17204 * 2 + 12288 * 4);
+  EXPECT_DOUBLE_EQ(e.cycles.broadcast, (17204 * 4 + 12288 * 4) / 4.0 + 4 * 228);
+  EXPECT_EQ(e.sramBytes, d.sramBytes); // the weight streams through either way
+}
+
+TEST(LayoutCost, SparsityCanChangeTheChosenLayout) {
+  // Dense, 4 x 2048 tokens take Figure 15 (Figure15ForGptLikeLinear); at
+  // 90% sparsity the compute shrinks tenfold, the partial sums it made
+  // dominate, and Figure 16's squarer tiles, with fewer of them, win.
+  LayoutContext c;
+  const KernelDesc dense = linearForward("fc", 4, 2048, 12288, 12288);
+  const KernelDesc sparse = sparseLinear(dense, 0.1);
+  LayoutPlan plan = chooseLayout(sparse, c);
+  ASSERT_EQ(chosenLabel(chooseLayout(dense, c)), "fig15");
+  EXPECT_EQ(chosenLabel(plan), "fig16 b:2");
+  const Evaluation fig15 = evaluateLabel(sparse, c, "fig15");
+  EXPECT_LT(plan.totalCycles, fig15.cycles.total());
+  EXPECT_LT(plan.kernels[0].chosen.cycles.reduce, fig15.cycles.reduce);
 }
 
 TEST(LayoutCost, Figure16WhenTokensFarOutnumberFeatures) {

@@ -52,6 +52,9 @@ struct TensorUse {
   /// Passes through the PEs instead of living in SRAM: the weight streamed
   /// from MemoryX, a gradient streamed back, an operand broadcast row by row.
   bool streamed = false;
+  /// A streamed weight sent as CSR: its fraction of non-zeros. Each PE's
+  /// piece then takes CSR's bytes (values, 16-bit deltas, row counts).
+  double density = 1;
 };
 
 struct KernelDesc {
@@ -66,6 +69,9 @@ struct KernelDesc {
   /// the columns of H0).
   std::vector<std::pair<std::string, std::string>> scatter;
   int64_t opsPerPoint = 1;   ///< FMACs or scalar ops per iteration point
+  /// Fraction of the iteration points a sparse kernel computes (SpMM with a
+  /// CSR weight, SDDMM at a gradient mask): compute scales with the nnz.
+  double density = 1;
   int64_t reducedValues = 1; ///< values a reduction moves per output point (layer norm: 2)
   /// In a chain, operand `chainOperand` is the previous kernel's result `chainResult`.
   int64_t chainOperand = 0;
@@ -143,7 +149,7 @@ Layout tensorLayout(const KernelDesc &kernel, const Layout &mapping,
                     const TensorUse &tensor, bool isResult);
 
 struct KernelCycles {
-  double compute = 0;   ///< ceil(points on the busiest PE x opsPerPoint / fmacsPerPe)
+  double compute = 0;   ///< ceil(points on the busiest PE x density x opsPerPoint / fmacsPerPe)
   double reduce = 0;    ///< ring reductions of partial results along an axis
   double broadcast = 0; ///< streamed tensors' per-PE pieces over the fabric
   double halo = 0;      ///< neighbour exchange of split spatial dims
