@@ -48,30 +48,33 @@ def modeled_step(prog, lengths, seq, vocab, g):
     return prog.report()["last_step"]["time_s"]
 
 
-def compile_encoder(model, batch, seq, vocab, valid_fraction):
+def compile_encoder(model, batch, seq, vocab, valid_fraction, grid):
     """Layer-pipelined training of the classifying Encoder, VTS on, regions
-    sized for samples with `valid_fraction` of valid tokens."""
+    sized for samples with `valid_fraction` of valid tokens, on a CS-2
+    scaled down to `grid` PEs."""
     g = torch.Generator().manual_seed(0)
     ids, valid = right_padded([seq] * batch, seq, vocab, g)
     labels = torch.zeros(batch, dtype=torch.long)
     return wsc.compile(model, torch.nn.CrossEntropyLoss(),
                        torch.optim.SGD(model.parameters(), lr=0.01), (ids, valid), (labels,),
                        mode="layer_pipelined", stream_dtype="f32", vts=True,
-                       valid_fraction=valid_fraction)
+                       valid_fraction=valid_fraction, grid=grid)
 
 
 def figure7(args):
     seq, batch, vocab = 128, args.figure7_batch, 128
     labels = (torch.zeros(batch, dtype=torch.long),)
     base = None
+    grid = args.figure7_grid
     print(f"\nFigure 7: every sample has valid fraction f (encoder d=128, seq {seq}, "
-          f"batch {batch}, layer-pipelined, modeled; compiled for f)")
+          f"batch {batch}, layer-pipelined on a {grid[0]}x{grid[1]}-PE wafer, modeled; "
+          f"compiled for f)")
     print(f"{'f':>5} {'samples/s':>12} {'speedup':>8} {'1/f':>6} {'speedup*f':>10}")
     for f in [1.0, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]:
         length = max(1, round(f * seq))
         torch.manual_seed(0)
         prog = compile_encoder(Encoder(vocab=vocab, d=128, heads=4, seq=seq, layers=2), batch,
-                               seq, vocab, length / seq)
+                               seq, vocab, length / seq, grid)
         g = torch.Generator().manual_seed(1)
         for _ in range(2):  # the second step is in steady state
             ids, valid = right_padded([length] * batch, seq, vocab, g)
@@ -167,6 +170,8 @@ def main():
     parser.add_argument("--batches", type=int, default=4, help="table1: batches per row")
     parser.add_argument("--batch", type=int, default=64, help="table1: samples per batch")
     parser.add_argument("--figure7-batch", type=int, default=256, help="figure7: samples per batch")
+    parser.add_argument("--figure7-grid", type=lambda t: tuple(int(n) for n in t.split("x")),
+                        default=(64, 64), help="figure7: the wafer's PE grid, WxH")
     parser.add_argument("--wmt-d", type=int, default=512, help="table1: hidden size, WMT row")
     parser.add_argument("--bert-d", type=int, default=256, help="table1: hidden size, BERT rows")
     args = parser.parse_args()

@@ -12,6 +12,22 @@ using namespace mlir::wsc;
 
 namespace {
 
+/// Wider than any wafer: a bound that keeps PE counts far from overflow.
+constexpr int64_t kMaxGridSide = 1 << 16;
+
+/// Parses "WxH" into `x` and `y`; false (leaving them) unless both are
+/// integers in [1, kMaxGridSide].
+bool parseGrid(StringRef text, int64_t &x, int64_t &y) {
+  auto [w, h] = text.split('x');
+  int64_t a = 0, b = 0;
+  if (w.getAsInteger(10, a) || h.getAsInteger(10, b) || a < 1 || b < 1 || a > kMaxGridSide ||
+      b > kMaxGridSide)
+    return false;
+  x = a;
+  y = b;
+  return true;
+}
+
 struct AttachTargetPass : public mlir::wsc::impl::WSCAttachTargetBase<AttachTargetPass> {
   using Base::Base;
 
@@ -27,6 +43,11 @@ struct AttachTargetPass : public mlir::wsc::impl::WSCAttachTargetBase<AttachTarg
       gridY = kDefaultTarget.gridY;
     } else if (!preset.empty()) {
       module.emitError("unknown target preset '") << preset << "'; expected cs2 or tiny";
+      return signalPassFailure();
+    }
+    if (!grid.empty() && !parseGrid(grid, gridX, gridY)) {
+      module.emitError("grid must be WxH with W and H in [1, ")
+          << kMaxGridSide << "], got '" << grid << "'";
       return signalPassFailure();
     }
     if (systems < 0) {

@@ -16,7 +16,7 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createWSCLegalize());
   pm.addPass(createWSCAttachTarget(
-      WSCAttachTargetOptions{options.target, options.systems, options.streamDType}));
+      WSCAttachTargetOptions{options.target, options.grid, options.systems, options.streamDType}));
   pm.addPass(createWSCVts(
       WSCVtsOptions{options.vts, options.expectedValidFraction}));
   pm.addPass(createWSCFormKernels());

@@ -102,12 +102,29 @@ def test_report_explains_mode_layouts_and_time():
     (dict(systems=2.0), "systems must be a positive int"),
     (dict(stream_dtype="f8"), "stream_dtype must be one of"),
     (dict(systems=64), "smaller than systems"),
+    (dict(grid=(0, 4)), "grid must be a \\(width, height\\) tuple"),
+    (dict(grid=[8, 8]), "grid must be a \\(width, height\\) tuple"),
+    (dict(grid=(8, True)), "grid must be a \\(width, height\\) tuple"),
+    (dict(grid=(8, 70000)), "grid must be a \\(width, height\\) tuple"),
 ])
 def test_bad_arguments(kwargs, message):
     model = mlp([4, 3])
     with pytest.raises(ValueError, match=message):
         wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
                     torch.randn(8, 4), torch.randn(8, 3), **kwargs)
+
+
+def test_grid_scales_the_wafer_down():
+    model = mlp([16, 32, 10])
+    x, y = torch.randn(8, 16), torch.randint(0, 10, (8,))
+    prog = wsc.compile(model, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                       x, y, mode="layer_pipelined", grid=(24, 12))
+    assert (prog.schedule["target"]["pe_x"], prog.schedule["target"]["pe_y"]) == (24, 12)
+    placement = prog.report()["placement"]
+    assert placement
+    for placed in placement.values():
+        region = placed["region"]
+        assert region["x"] + region["width"] <= 24 and region["y"] + region["height"] <= 12
 
 
 def test_step_rejects_wrong_shapes_and_labels():

@@ -3,7 +3,7 @@ import collections
 import dataclasses
 import json
 import re
-from typing import Dict, Optional, Sequence, Union
+from typing import Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -13,6 +13,7 @@ from . import _tools
 MODES = ("auto", "weight_streaming", "layer_pipelined")
 STREAM_DTYPES = ("f16", "bf16", "f32")
 TARGETS = ("cs2", "tiny")
+MAX_GRID_SIDE = 1 << 16  # wsc-attach-target's bound
 
 Tensors = Union[torch.Tensor, Sequence[torch.Tensor]]
 
@@ -181,7 +182,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             example_inputs: Tensors, example_targets: Tensors, *, mode: str = "auto",
             systems: int = 1, stream_dtype: str = "f16", target: str = "cs2",
             time_limit: float = 60.0, sparsity=None, vts: Union[bool, str] = "auto",
-            valid_fraction: Optional[float] = None) -> Program:
+            valid_fraction: Optional[float] = None,
+            grid: Optional[Tuple[int, int]] = None) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -201,7 +203,11 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     `valid_fraction` is the valid-token fraction of typical batches, in
     (0, 1]: `"auto"` strips only below the compiler's threshold, and
     layer-pipelined regions are sized for samples that valid (by default for
-    padded ones)."""
+    padded ones).
+
+    `grid=(width, height)` replaces the target's PE grid: a scaled-down
+    wafer, on which a model small enough to emulate is as compute-bound as
+    a large one on a whole CS-2."""
     from .export import export_training_step
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -214,6 +220,12 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     if (not isinstance(time_limit, (int, float)) or isinstance(time_limit, bool)
             or not 0 < time_limit < float("inf")):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if grid is not None and not (
+            isinstance(grid, tuple) and len(grid) == 2
+            and all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_GRID_SIDE
+                    for n in grid)):
+        raise ValueError(f"grid must be a (width, height) tuple of ints in [1, {MAX_GRID_SIDE}], "
+                         f"got {grid!r}")
     vts_option = _vts_option(vts)
     if valid_fraction is not None and (
             not isinstance(valid_fraction, (int, float)) or isinstance(valid_fraction, bool)
@@ -237,6 +249,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                 f"stream-dtype={stream_dtype} time-limit={float(time_limit)!r} vts={vts_option}")
     if valid_fraction is not None:
         pipeline += f" expected-valid-fraction={float(valid_fraction)!r}"
+    if grid is not None:
+        pipeline += f" grid={grid[0]}x{grid[1]}"
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
     return Program(model, exported, compiled, schedule, diagnostics, masks, mask_schedule)

@@ -21,6 +21,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("hardware preset: cs2 | tiny"),
                              llvm::cl::init("cs2")};
+  Option<std::string> grid{*this, "grid",
+                           llvm::cl::desc("PE grid WxH, overriding the preset's"),
+                           llvm::cl::init("")};
   Option<std::string> streamDType{*this, "stream-dtype",
                                   llvm::cl::desc("weight stream dtype: f16 | bf16 | f32"),
                                   llvm::cl::init("f16")};

@@ -260,10 +260,19 @@ def WSCAttachTarget : Pass<"wsc-attach-target", "::mlir::ModuleOp"> {
     Sets `wsc.target` on the module from a preset (`cs2`: the white paper's
     CS-2 figures; `tiny`: a 16x16 wafer for tests) with optional
     overrides. An existing `wsc.target` is kept unless an option overrides
-    one of its fields.
+    one of its fields. `grid=WxH` sets the PE grid, e.g. a scaled-down
+    wafer on which a model small enough to emulate is as compute-bound
+    as a large model on a whole CS-2:
+
+    ```mlir
+    // wsc-opt --wsc-attach-target="target=cs2 grid=96x64"
+    module attributes {wsc.target = #wsc.target<grid_x = 96, grid_y = 64>} {}
+    ```
   }];
   let options = [
     Option<"preset", "target", "std::string", /*default=*/"\"\"", "cs2 | tiny">,
+    Option<"grid", "grid", "std::string", /*default=*/"\"\"",
+           "PE grid WxH, overriding the preset's">,
     Option<"systems", "systems", "int64_t", /*default=*/"0",
            "number of systems (0: keep)">,
     Option<"streamDType", "stream-dtype", "std::string", /*default=*/"\"\"",
