@@ -1,7 +1,7 @@
 """Unstructured weight sparsity end to end (docs/Sparsity.md): wsc.compile
 with magnitude-pruned masks, against the same model dense.
 
-    PYTHONPATH=python /usr/bin/python3 bench/sparsity.py [--only cpu|sweep]
+    PYTHONPATH=python /usr/bin/python3 bench/sparsity.py [--only cpu|sweep|rigl]
 
 cpu    Wall-clock emulator training step of a 4-layer MLP 4096 wide at batch
        64 (weight streaming, f16 streams), 90% sparse against dense, and
@@ -11,6 +11,9 @@ sweep  A GPT-style decoder in weight-streaming mode at sparsity 0, 0.5, 0.75,
        over dense, the modeled step time over dense (compute-bound: a large
        batch), and model-state memory as MemoryX stores it and in SAMO's
        compressed layout next to SAMO's formula 24 f phi + 2 phi.
+rigl   The same decoder under RigL at 90% (wsc.sparse_schedule), updating
+       every third step: per step the modeled time, bytes in (weights and
+       gradient requests) and out, and what an update costs in fixed steps.
 
 Modeled figures come from the runtime's timing model after real emulator
 steps; only `cpu` is timed on the CPU.
@@ -67,9 +70,9 @@ def cpu(args):
           f"{peer / times[0.9]:.2f}x")
 
 
-def sweep(args):
+def gpt_setup(batch):
+    """The sweep's decoder, a batch of tokens and its LM loss."""
     config = GPTConfig(vocab=512, d=512, heads=8, seq=128, layers=2)
-    batch = args.batch
     torch.manual_seed(0)
     model = GPT(config)
     g = torch.Generator().manual_seed(0)
@@ -79,6 +82,12 @@ def sweep(args):
     def loss_fn(logits, t):
         return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), t.reshape(-1))
 
+    return config, model, ids, targets, loss_fn
+
+
+def sweep(args):
+    batch = args.batch
+    config, model, ids, targets, loss_fn = gpt_setup(batch)
     rows = []
     for sparsity in (0.0, 0.5, 0.75, 0.9, 0.95):
         m = copy.deepcopy(model)
@@ -117,13 +126,43 @@ def sweep(args):
               f"{1 - state['samo_bytes'] / state['samo_default_bytes']:10.1%}")
 
 
+def rigl(args):
+    from wsc.sparse_schedule import RigL
+    batch = args.batch
+    config, model, ids, targets, loss_fn = gpt_setup(batch)
+    schedule = RigL(0.9, end_step=100, update_frequency=3, drop_fraction=0.3)
+    prog = wsc.compile(model, loss_fn, torch.optim.AdamW(model.parameters(), lr=1e-3), ids,
+                       targets, mode="weight_streaming", sparsity=schedule)
+    print(f"\nRigL at 90%, updating after steps 2 and 5: GPT-style decoder d={config.d}, "
+          f"batch {batch}, weight streaming, f16 streams, AdamW (modeled)")
+    print(f"{'step':>4} {'update':>6} {'step ms':>8} {'bytes in':>10} {'request B':>10} "
+          f"{'bytes out':>10} {'masks moved':>11}")
+    times = []
+    for t in range(6):
+        before = prog.masks()
+        prog.step(ids, targets)
+        step = prog.report()["last_step"]
+        times.append(step["time_s"])
+        request = sum(p["request_bytes"] for p in step["sparse"]["params"])
+        moved = sum(int((before[k] != m).sum()) // 2 for k, m in prog.masks().items())
+        print(f"{t:4d} {'yes' if schedule.updates_at(t) else 'no':>6} {step['time_s'] * 1e3:8.3f} "
+              f"{step['bytes_in']:10.3g} {request:10.3g} {step['bytes_out']:10.3g} {moved:11d}")
+    # The update step's dense gradients leave after its compute, so the
+    # next step absorbs their tail: count the pair against two fixed steps.
+    fixed = times[1]
+    extra = times[2] + times[3] - 2 * fixed
+    print(f"An update (its step and the next) costs {extra * 1e3:.3f} ms more than two "
+          f"fixed-mask steps: {extra / fixed:.2f} fixed steps, {extra / (100 * fixed):.1%} "
+          f"of training when updating every 100 steps.")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["cpu", "sweep"])
+    parser.add_argument("--only", choices=["cpu", "sweep", "rigl"])
     parser.add_argument("--repeat", type=int, default=3, help="cpu: timed steps per run")
-    parser.add_argument("--batch", type=int, default=64, help="sweep: samples per batch")
+    parser.add_argument("--batch", type=int, default=64, help="sweep, rigl: samples per batch")
     args = parser.parse_args()
-    for name, fn in [("cpu", cpu), ("sweep", sweep)]:
+    for name, fn in [("cpu", cpu), ("sweep", sweep), ("rigl", rigl)]:
         if args.only in (None, name):
             fn(args)
 

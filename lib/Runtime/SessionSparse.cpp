@@ -74,13 +74,11 @@ void Session::startSparseStep() {
     // MemoryX -> SwarmX -> systems, like a weight stream (white paper 7.4).
     GradientRequest request = mx.gradientRequest(st.param, st.order);
     // The systems know the mask from the csr weight streams, and keep the
-    // request they got last; anything else travels as a mask stream.
+    // request they got last; anything else travels.
     const bool known = request.mask == sentRequest_[si] ||
                        (csrStreamed_[st.param] && !mx.requestDiffersFromMask(st.param));
-    if (!known) {
-      const sparse::StreamBytes b = sparse::predictStreamBytes(*request.mask);
-      requestBytes_[si] = static_cast<double>(b.indices + b.rowCounts); // no values
-    }
+    if (!known)
+      requestBytes_[si] = static_cast<double>(sparse::gradientRequestBytes(*request.mask));
     sentRequest_[si] = request.mask;
     std::vector<GradientRequest> received = swarmX_->broadcast(request);
     for (WaferSystem &sys : systems_)

@@ -474,6 +474,14 @@ int64_t denseStreamBytes(int64_t rows, int64_t cols) { return 2 * rows * cols; }
 
 int64_t gradientStreamBytes(const CsrPattern &mask) { return 4 * mask.nnz(); }
 
+int64_t gradientRequestBytes(const CsrPattern &mask) {
+  const int64_t entries = mask.rows * mask.cols;
+  if (mask.nnz() == entries)
+    return 0;
+  const StreamBytes stream = predictStreamBytes(mask);
+  return std::min(stream.indices + stream.rowCounts, (entries + 7) / 8);
+}
+
 Status checkTransposed(const CsrStream &forward, const CsrStream &backward) {
   Result<CsrMatrix> f = decodeStream(forward);
   if (!f)

@@ -326,6 +326,31 @@ TEST(Csr, TransposedViewOfAWideRowNeedsNoFillers) {
 
 //===-- Gradients in mask order --------------------------------------------===//
 
+TEST(Csr, GradientRequestBytesTakeTheSmallerEncoding) {
+  // Every entry: a flag, the gradient streams dense.
+  const int64_t rows = 64, cols = 1000;
+  std::vector<uint8_t> all(rows * cols, 1);
+  EXPECT_EQ(gradientRequestBytes(patternFromMask(all, rows, cols).value()), 0);
+  // 1% of the entries: deltas and row counts (2 x 640 + 4 x 64) beat the
+  // 8000-byte bitmap.
+  std::vector<uint8_t> few(rows * cols, 0);
+  for (int64_t i = 0; i < rows * cols; i += 100)
+    few[i] = 1;
+  const CsrPattern sparse = patternFromMask(few, rows, cols).value();
+  EXPECT_EQ(gradientRequestBytes(sparse), 2 * 640 + 4 * 64);
+  // Half the entries: the bitmap, ceil(64000 / 8).
+  std::vector<uint8_t> half(rows * cols, 0);
+  for (int64_t i = 0; i < rows * cols; i += 2)
+    half[i] = 1;
+  EXPECT_EQ(gradientRequestBytes(patternFromMask(half, rows, cols).value()), 8000);
+  // Fillers count: a lone entry past column 65535 needs one.
+  std::vector<uint8_t> wide(70000, 0);
+  wide[69999] = 1;
+  const CsrPattern far = patternFromMask(wide, 1, 70000).value();
+  EXPECT_EQ(gradientRequestBytes(far), predictStreamBytes(far).indices + 4);
+  EXPECT_GT(predictStreamBytes(far).indices, 2);
+}
+
 TEST(Csr, GradientsInMaskOrder) {
   const int64_t rows = 6, cols = 8;
   const CsrPattern mask = patternFromDense(randomSparse(rows, cols, 0.3, 21), rows, cols).value();

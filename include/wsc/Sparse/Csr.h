@@ -252,6 +252,10 @@ StreamBytes withValueBytes(StreamBytes fp16, int64_t valueBytes);
 int64_t denseStreamBytes(int64_t rows, int64_t cols);
 /// The FP32 gradient stream in mask order: 4 B per mask entry.
 int64_t gradientStreamBytes(const CsrPattern &mask);
+/// Sending `mask` as a gradient request to systems that do not hold it: 0
+/// for every entry (the gradient streams dense), else the smaller of its
+/// mask stream (16-bit deltas with fillers, row counts) and a bitmap.
+int64_t gradientRequestBytes(const CsrPattern &mask);
 
 /// Both streams are valid and `backward` is the transposed view of `forward`.
 Status checkTransposed(const CsrStream &forward, const CsrStream &backward);

@@ -199,6 +199,17 @@ py::dict reportDict(const StepReport &r) {
   return d;
 }
 
+/// A dict of parameter name -> bool array as i1 tensors (`what` names them
+/// in errors).
+std::map<std::string, Tensor> boolArrays(const py::dict &arrays, const std::string &what) {
+  std::map<std::string, Tensor> m;
+  for (auto item : arrays) {
+    std::string name = py::str(item.first);
+    m[name] = fromArray(item.second, DType::I1, what + " '" + name + "'");
+  }
+  return m;
+}
+
 py::dict tensorsToDict(const std::map<std::string, Tensor> &m) {
   py::dict d;
   for (const auto &[name, t] : m)
@@ -276,26 +287,14 @@ PYBIND11_MODULE(_runtime, m) {
           py::arg("weights"))
       .def(
           "load_masks",
-          [](Session &s, const py::dict &masks) {
-            std::map<std::string, Tensor> m;
-            for (auto item : masks) {
-              std::string name = py::str(item.first);
-              m[name] = fromArray(item.second, DType::I1, "mask '" + name + "'");
-            }
-            s.loadMasks(m);
-          },
+          [](Session &s, const py::dict &masks) { s.loadMasks(boolArrays(masks, "mask")); },
           py::arg("masks"),
           "Sparsity masks (bool arrays, true = active) by parameter name; may change "
           "between steps.")
       .def(
           "request_gradients",
           [](Session &s, const py::dict &entries) {
-            std::map<std::string, Tensor> m;
-            for (auto item : entries) {
-              std::string name = py::str(item.first);
-              m[name] = fromArray(item.second, DType::I1, "gradient request '" + name + "'");
-            }
-            s.requestGradients(m);
+            s.requestGradients(boolArrays(entries, "gradient request"));
           },
           py::arg("entries"),
           "For the next step, the gradients of these parameters at the true entries "
