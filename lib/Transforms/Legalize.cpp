@@ -2,6 +2,7 @@
 
 #include "wsc/Transforms/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -36,7 +37,22 @@ struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     linalg::populateDecomposePadPatterns(patterns);
+    // torch-mlir's shape checks fold to true on static shapes (the driver
+    // folds their arith and tensor.dim), and a true assert is erased.
+    cf::AssertOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // An assert left could fail at run time, which kernels cannot check.
+    result = getOperation().walk([](cf::AssertOp assert) {
+      if (matchPattern(assert.getArg(), m_Zero()))
+        assert.emitOpError("always fails: '") << assert.getMsg() << "'";
+      else
+        assert.emitOpError("has a condition that is not a compile-time constant; wsc "
+                           "checks only static shapes ('")
+            << assert.getMsg() << "')";
+      return WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
       signalPassFailure();
   }
 };

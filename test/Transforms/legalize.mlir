@@ -43,3 +43,43 @@ func.func @dynamic_padding(%x: tensor<4x?xf32>, %n: index) -> tensor<4x?xf32> {
   } : tensor<4x?xf32> to tensor<4x?xf32>
   return %p : tensor<4x?xf32>
 }
+
+// -----
+
+// torch-mlir's static shape checks fold to true and disappear.
+// CHECK-LABEL: func.func @static_shape_checks
+// CHECK-NOT: cf.assert
+// CHECK: return
+func.func @static_shape_checks(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %d = tensor.dim %x, %c1 : tensor<4x8xf32>
+  %ok = arith.cmpi eq, %d, %c8 : index
+  cf.assert %ok, "mismatched size for broadcast"
+  %true = arith.constant true
+  cf.assert %true, "always holds"
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @failing_check(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %d = tensor.dim %x, %c0 : tensor<4x8xf32>
+  %ok = arith.cmpi eq, %d, %c8 : index
+  // expected-error @+1 {{'cf.assert' op always fails: 'expected 8 rows'}}
+  cf.assert %ok, "expected 8 rows"
+  return %x : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @value_check(%x: tensor<4xi64>, %i: index) -> tensor<4xi64> {
+  %v = tensor.extract %x[%i] : tensor<4xi64>
+  %zero = arith.constant 0 : i64
+  %ok = arith.cmpi sge, %v, %zero : i64
+  // expected-error @+1 {{'cf.assert' op has a condition that is not a compile-time constant; wsc checks only static shapes ('index must be non-negative')}}
+  cf.assert %ok, "index must be non-negative"
+  return %x : tensor<4xi64>
+}

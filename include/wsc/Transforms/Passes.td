@@ -16,6 +16,10 @@ def WSCLegalize : Pass<"wsc-legalize", "::mlir::ModuleOp"> {
     `DecomposePadOpPattern`. A pad that cannot be decomposed (dynamic sizes)
     is an error at the pad.
 
+    `cf.assert` (torch-mlir's shape and value checks) is erased when its
+    condition folds to true, as every shape check does on static shapes;
+    one that folds to false, or does not fold, is an error at the assert.
+
     ```mlir
     // Before
     %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
@@ -29,7 +33,8 @@ def WSCLegalize : Pass<"wsc-legalize", "::mlir::ModuleOp"> {
         : tensor<4x3x12x12xf32> into tensor<4x3x14x14xf32>
     ```
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::cf::ControlFlowDialect"];
 }
 
 def WSCVts : Pass<"wsc-vts", "::mlir::ModuleOp"> {
