@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Runtime/Error.h"
+#include "wsc/Runtime/Report.h"
 #include "wsc/Runtime/SafeTensors.h"
 #include "wsc/Runtime/Session.h"
 #include "wsc/Runtime/Threads.h"
@@ -100,103 +101,41 @@ std::vector<Tensor> inputsFrom(const Session &s, const py::sequence &seq) {
   return inputs;
 }
 
-/// The layer-pipelined figures, keyed as in wsc-run --report.
-py::dict pipelineDict(const PipelineTiming &p) {
-  py::list stages;
-  for (const StageTiming &st : p.stages) {
-    py::dict s;
-    s["name"] = st.name;
-    s["layer"] = st.layer;
-    s["phase"] = phaseName(st.phase);
-    s["schedule_step"] = st.scheduleStep;
-    s["seconds_per_sample"] = st.secondsPerSample;
-    s["busy_s"] = st.busyS;
-    s["held_samples"] = st.heldSamples;
-    s["bytes_per_sample"] = st.bytesPerSample;
-    s["buffer_bytes"] = st.bufferBytes;
-    stages.append(s);
-  }
-  py::dict d;
-  d["fill_s"] = p.fillS;
-  d["interval_s"] = p.intervalS;
-  d["samples_per_s"] = p.samplesPerS;
-  d["bottleneck"] = p.bottleneck;
-  d["compute_s"] = p.computeS;
-  d["bubble_s"] = p.bubbleS;
-  d["buffer_bytes"] = p.bufferBytes;
-  d["stages"] = stages;
-  return d;
-}
-
-py::dict vtsDict(const VtsTiming &v) {
-  py::dict d;
-  d["ragged"] = v.ragged;
-  d["valid_fraction"] = v.validFraction;
-  d["threshold"] = v.threshold;
-  d["valid_tokens"] = v.validTokens;
-  d["padded_tokens"] = v.paddedTokens;
-  d["compute_s"] = v.computeS;
-  d["dense_compute_s"] = v.denseComputeS;
-  py::dict kernels;
-  for (const VtsTiming::Kernel &k : v.kernels)
-    kernels[py::str(k.name)] = k.workFraction;
-  d["kernel_work"] = kernels;
-  return d;
-}
-
-/// The sparse-weight figures, keyed as in wsc-run --report.
-py::dict sparseDict(const SparseTiming &s) {
-  py::list params;
-  for (const SparseTiming::Param &p : s.params) {
+/// A JSON value as the Python value json.loads would give (ints stay ints,
+/// non-finite floats stay floats).
+py::object toPython(const nlohmann::json &j) {
+  switch (j.type()) {
+  case nlohmann::json::value_t::object: {
     py::dict d;
-    d["name"] = p.name;
-    d["density"] = p.density;
-    d["expected_density"] = p.expectedDensity;
-    d["nnz"] = p.nnz;
-    d["rows"] = p.rows;
-    d["cols"] = p.cols;
-    d["stream_bytes"] = p.streamBytes;
-    d["dense_stream_bytes"] = p.denseStreamBytes;
-    d["gradient_bytes"] = p.gradientBytes;
-    d["dense_gradient_bytes"] = p.denseGradientBytes;
-    d["request_bytes"] = p.requestBytes;
-    params.append(d);
+    for (const auto &[key, value] : j.items())
+      d[py::str(key)] = toPython(value);
+    return std::move(d);
   }
-  py::dict state;
-  state["params"] = s.phi;
-  state["nnz"] = s.nnz;
-  state["as_stored_bytes"] = s.asStoredBytes;
-  state["as_stored_dense_bytes"] = s.asStoredDenseBytes;
-  state["working_copy_bytes"] = s.workingCopyBytes;
-  state["white_paper_bytes"] = s.whitePaperBytes;
-  state["samo_bytes"] = s.samoBytes;
-  state["samo_default_bytes"] = s.samoDefaultBytes;
-  py::dict d;
-  d["params"] = params;
-  d["spmm"] = s.spmm;
-  d["sddmm"] = s.sddmm;
-  d["dense_fallbacks"] = s.denseFallbacks;
-  d["model_state"] = state;
-  return d;
+  case nlohmann::json::value_t::array: {
+    py::list l;
+    for (const nlohmann::json &value : j)
+      l.append(toPython(value));
+    return std::move(l);
+  }
+  case nlohmann::json::value_t::string:
+    return py::str(j.get<std::string>());
+  case nlohmann::json::value_t::boolean:
+    return py::bool_(j.get<bool>());
+  case nlohmann::json::value_t::number_integer:
+  case nlohmann::json::value_t::number_unsigned:
+    return py::int_(j.get<int64_t>());
+  case nlohmann::json::value_t::number_float:
+    return py::float_(j.get<double>());
+  default:
+    return py::none();
+  }
 }
 
+/// The step report, keyed as wsc-run --report writes it, plus the loss.
 py::dict reportDict(const StepReport &r) {
-  py::dict d;
-  d["loss"] = r.loss;
-  d["time_s"] = r.timing.timeS;
-  d["compute_s"] = r.timing.computeS;
-  d["stream_s"] = r.timing.streamS;
-  d["stall_s"] = r.timing.stallS;
-  d["bytes_in"] = r.timing.bytesIn;
-  d["bytes_out"] = r.timing.bytesOut;
-  d["peak_sram_per_pe_bytes"] = r.timing.peakSramPerPeBytes;
-  if (r.timing.pipeline)
-    d["pipeline"] = pipelineDict(*r.timing.pipeline);
-  if (r.timing.vts)
-    d["vts"] = vtsDict(*r.timing.vts);
-  if (r.timing.sparse)
-    d["sparse"] = sparseDict(*r.timing.sparse);
-  return d;
+  nlohmann::json j = stepTimingJson(r.timing);
+  j["loss"] = r.loss;
+  return toPython(j);
 }
 
 /// A dict of parameter name -> bool array as i1 tensors (`what` names them
