@@ -12,6 +12,7 @@
 #include "wsc/Runtime/Interpreter.h"
 #include "wsc/Runtime/MemoryX.h"
 #include "wsc/Runtime/Session.h"
+#include "wsc/Runtime/TimingModel.h"
 #include "wsc/Sparse/Csr.h"
 
 #include "TestUtil.h"
@@ -975,6 +976,50 @@ TEST(SparseTiming, StreamTimesFollowTheActualBytes) {
   for (const TraceEvent &e : session->timing().events())
     if (e.cat == "stream-in" || e.cat == "stream-out")
       EXPECT_NEAR(e.durUs * 1e-6, e.bytes / t.ioBandwidth, 1e-15) << e.name;
+}
+
+TEST(SparseTiming, BadStepWorkIsRejectedWithItsReason) {
+  const json doc = sparseMlp();
+  const Schedule s = parseSchedule(doc.dump(), "test.json");
+  const size_t n = s.steps.size();
+  auto reason = [&](StepWork w) -> std::string {
+    try {
+      TimingModel(s).simulateStep(w);
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  auto withStreams = [](std::vector<double> b) {
+    StepWork w;
+    w.streamBytes = std::move(b);
+    return w;
+  };
+  auto withRequests = [](std::vector<double> b) {
+    StepWork w;
+    w.requestBytes = std::move(b);
+    return w;
+  };
+  StepWork update;
+  update.updateFraction.assign(s.params.size(), 1.5);
+  const size_t kernel = kernelOf(doc, "fc0.fwd");
+  std::vector<double> atKernel(n, 0.0);
+  atKernel[kernel] = 8;
+  std::vector<double> negative(n, 0.0);
+  negative[0] = -1;
+  EXPECT_EQ(reason(withStreams({1.0})),
+            "timing model: 1 stream byte counts, expected " + std::to_string(n));
+  EXPECT_EQ(reason(withStreams(negative)),
+            "timing model: steps[0] streams -1 bytes (must be finite and not negative)");
+  EXPECT_EQ(reason(update),
+            "timing model: parameter 0 updates a fraction 1.5 of its weights (must be in [0, 1])");
+  EXPECT_EQ(reason(withRequests({1.0})),
+            "timing model: 1 request byte counts, expected " + std::to_string(n));
+  EXPECT_EQ(reason(withRequests(negative)),
+            "timing model: steps[0] requests -1 bytes (must be finite and not negative)");
+  EXPECT_EQ(reason(withRequests(atKernel)), "timing model: steps[" + std::to_string(kernel) +
+                                                "] requests 8 bytes but is no gradient stream");
+  EXPECT_EQ(reason(StepWork()), "");
 }
 
 TEST(SparseTiming, MemoryXUpdatesOnlyTheActiveWeights) {
