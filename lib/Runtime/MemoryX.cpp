@@ -13,6 +13,12 @@ MemoryX::MemoryX(const std::vector<ParamSpec> &params)
 
 Tensor MemoryX::streamWeights(int p, StreamOrder order, DType dtype) const {
   const Tensor &w = requireWeights(p);
+  if (param(p).buffer) {
+    // State travels as stored (the compiler streams it row-major in its dtype).
+    if (order != StreamOrder::RowMajor || dtype != param(p).dtype)
+      fail("internal: buffer '", param(p).name, "' streamed transposed or converted");
+    return w;
+  }
   Tensor out = Tensor::uninitialized(DType::F32, w.shape());
   roundBuffer(dtype, w.data<float>(), out.data<float>(), static_cast<size_t>(w.numel()));
   if (order == StreamOrder::Transposed)

@@ -53,7 +53,7 @@ int ParamStore::paramIndex(const std::string &name) const {
 
 void ParamStore::setWeights(int p, const Tensor &w) {
   const ParamSpec &spec = params_.at(p);
-  checkLike(spec, w, DType::F32, "the weights");
+  checkLike(spec, w, spec.dtype, spec.buffer ? "the buffer" : "the weights");
   weights_[p] = w.clone();
   if (masks_[p].defined())
     zeroMasked(weights_[p].data<float>(), masks_[p]);

@@ -114,6 +114,8 @@ PipelineModel::PipelineModel(const Schedule &s, bool trace) : schedule_(s), trac
     }
     case StepKind::WeightStream:
     case StepKind::GradientStream:
+    case StepKind::AllReduce:
+    case StepKind::BufferUpdate:
       fail("internal: ", st.path, " is a weight-streaming step in a layer-pipelined schedule");
     }
   }

@@ -570,6 +570,18 @@ private:
       spec.shape = parseShape(p.at("shape"));
       JsonReader dt = p.at("dtype");
       spec.dtype = parseValueDType(dt);
+      if (auto b = p.optional("buffer"))
+        spec.buffer = b->asBool();
+      if (spec.buffer) {
+        if (spec.dtype != DType::F32 && spec.dtype != DType::I64 && spec.dtype != DType::I1)
+          dt.error("buffer '", spec.name, "' has dtype ", dtypeName(spec.dtype),
+                   " (expected f32, i64 or i1)");
+        for (const char *field : {"optimizer", "sparsity"})
+          if (auto f = p.optional(field))
+            f->error("buffer '", spec.name, "' has no ", field);
+        s_.params.push_back(std::move(spec));
+        continue;
+      }
       if (spec.dtype != DType::F32)
         dt.error("parameter '", spec.name, "' has dtype ", dtypeName(spec.dtype),
                  "; MemoryX keeps f32 master weights only");
@@ -845,6 +857,8 @@ private:
     if (lp && op == "gradient_stream")
       opj.error("gradient_stream in a layer-pipelined schedule (the weights are updated on the "
                 "wafer: use weight_update)");
+    if (lp && (op == "all_reduce" || op == "buffer_update"))
+      opj.error(op, " in a layer-pipelined schedule (one system keeps no buffers in MemoryX)");
     if (!lp && (op == "weight_read" || op == "weight_update" || op == "route"))
       opj.error(op, " is a layer-pipelined step, but this schedule's mode is '", s_.mode, "'");
     if (op == "weight_read") {
@@ -862,6 +876,8 @@ private:
     } else if (op == "route") {
       parseRoute(j, st);
       s_.values[st.results[0]].partial = s_.values[st.operands[0]].partial;
+    } else if (op == "weight_stream" && isBuffer(j.at("param"))) {
+      parseBufferStream(j, st);
     } else if (op == "weight_stream") {
       st.kind = StepKind::WeightStream;
       st.param = paramRef(j.at("param"));
@@ -879,6 +895,9 @@ private:
       if (!s_.isTraining())
         opj.error("gradient_stream in an inference schedule");
       st.param = paramRef(j.at("param"));
+      if (s_.params[st.param].buffer)
+        j.at("param").error("buffer '", s_.params[st.param].name,
+                            "' has no gradient (a buffer_update replaces it)");
       JsonReader order = j.at("order");
       st.order = parseOrder(order);
       st.bytes = nonNegative(j.at("bytes"));
@@ -898,6 +917,10 @@ private:
       define(r, kTopScope, result);
       s_.values[r].partial = s_.values[o].partial;
       s_.values[r].csrParam = s_.values[o].csrParam;
+    } else if (op == "buffer_update") {
+      parseBufferUpdate(j, st);
+    } else if (op == "all_reduce") {
+      parseAllReduce(j, st);
     } else if (op == "kernel") {
       parseKernel(j, st);
     } else if (op == "strip_padding" || op == "restore_padding") {
@@ -909,9 +932,86 @@ private:
     } else {
       opj.error("unknown step op '", op,
                 "' (expected weight_stream, kernel, layout_convert, gradient_stream, "
-                "strip_padding or restore_padding)");
+                "all_reduce, buffer_update, strip_padding or restore_padding)");
     }
     s_.steps.push_back(std::move(st));
+  }
+
+  //===-- buffers and synchronized batch statistics ------------------------===//
+
+  bool isBuffer(const JsonReader &param) {
+    int p = s_.paramIndex(param.asString());
+    return p >= 0 && s_.params[p].buffer;
+  }
+
+  /// A buffer streams row-major and dense, in its own dtype.
+  void parseBufferStream(const JsonReader &j, Step &st) {
+    st.kind = StepKind::WeightStream;
+    st.param = paramRef(j.at("param"));
+    const ParamSpec &p = s_.params[st.param];
+    JsonReader order = j.at("order");
+    if (parseOrder(order) != StreamOrder::RowMajor)
+      order.error("buffer '", p.name, "' streams row_major");
+    if (auto f = j.optional("format"); f && f->asString() != "dense")
+      f->error("buffer '", p.name, "' streams dense");
+    JsonReader dt = j.at("dtype");
+    st.dtype = parseValueDType(dt);
+    if (st.dtype != p.dtype)
+      dt.error("buffer '", p.name, "' streams as stored (", dtypeName(p.dtype), "), not ",
+               dtypeName(st.dtype));
+    st.bytes = nonNegative(j.at("bytes"));
+    JsonReader result = j.at("result");
+    const int r = valueId(result);
+    st.results = {r};
+    const ValueSpec &v = s_.values[r];
+    if (v.shape != p.shape || v.dtype != p.dtype || v.batchDim)
+      result.error("value ", r, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
+                   ") cannot hold buffer '", p.name, "' (", shapeToString(p.shape), " ",
+                   dtypeName(p.dtype), ", no batch_dim)");
+    define(r, kTopScope, result);
+  }
+
+  /// The systems' new value of a buffer (equal on every system) replaces it.
+  void parseBufferUpdate(const JsonReader &j, Step &st) {
+    st.kind = StepKind::BufferUpdate;
+    if (!s_.isTraining())
+      j.at("op").error("buffer_update in an inference schedule");
+    JsonReader param = j.at("param");
+    st.param = paramRef(param);
+    const ParamSpec &p = s_.params[st.param];
+    if (!p.buffer)
+      param.error("'", p.name, "' is a parameter, not a buffer (parameters take a "
+                  "gradient_stream)");
+    st.bytes = nonNegative(j.at("bytes"));
+    JsonReader operand = j.at("operand");
+    const int o = valueId(operand);
+    st.operands = {o};
+    use(o, kTopScope, kUndefined, operand);
+    const ValueSpec &v = s_.values[o];
+    if (v.shape != p.shape || v.dtype != p.dtype || v.batchDim)
+      operand.error("value ", o, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
+                    ") cannot be the new value of buffer '", p.name, "' (",
+                    shapeToString(p.shape), " ", dtypeName(p.dtype), ", no batch_dim)");
+    if (v.partial && s_.systems > 1)
+      operand.error("value ", o, " is a per-system partial sum over the batch; a buffer "
+                    "takes whole-batch values (all_reduce it first)");
+  }
+
+  /// SwarmX sums an f32 value over the systems and returns the total to each.
+  void parseAllReduce(const JsonReader &j, Step &st) {
+    st.kind = StepKind::AllReduce;
+    JsonReader operand = j.at("operand"), result = j.at("result");
+    const int o = valueId(operand), r = valueId(result);
+    st.operands = {o};
+    st.results = {r};
+    st.bytes = nonNegative(j.at("bytes"));
+    use(o, kTopScope, kUndefined, operand);
+    const ValueSpec &v = s_.values[o];
+    if (v.dtype != DType::F32 || v.batchDim)
+      operand.error("value ", o, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
+                    ") cannot be all-reduced (f32, no batch_dim)");
+    sameSpec(o, r, result, "all_reduce changes no shape or dtype");
+    define(r, kTopScope, result);
   }
 
   void parseKernel(const JsonReader &j, Step &st) {
@@ -1660,7 +1760,7 @@ private:
     std::vector<int> updateAt(s_.params.size(), -1);
     for (size_t i = 0; i < s_.steps.size(); ++i) {
       const Step &st = s_.steps[i];
-      if (st.kind == updateKind) {
+      if (st.kind == updateKind || st.kind == StepKind::BufferUpdate) {
         if (updateAt[st.param] >= 0)
           fail(s_.source, ": ", st.path, ": parameter '", s_.params[st.param].name,
                "' already has a ", update, " at steps[", updateAt[st.param], "]");

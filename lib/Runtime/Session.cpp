@@ -58,14 +58,16 @@ const MemoryX &Session::memoryX() const {
 void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
   // Check everything before changing anything.
   for (const ParamSpec &p : schedule_.params) {
+    const char *what = p.buffer ? "buffer" : "parameter";
     auto it = weights.find(p.name);
     if (it == weights.end())
-      fail("missing parameter '", p.name, "'");
+      fail("missing ", what, " '", p.name, "'");
     const Tensor &w = it->second;
-    if (w.dtype() != DType::F32)
-      fail("parameter '", p.name, "' has dtype ", dtypeName(w.dtype()), ", expected f32");
+    if (w.dtype() != p.dtype)
+      fail(what, " '", p.name, "' has dtype ", dtypeName(w.dtype()), ", expected ",
+           dtypeName(p.dtype));
     if (w.shape() != p.shape)
-      fail("parameter '", p.name, "' has shape ", shapeToString(w.shape()), ", expected ",
+      fail(what, " '", p.name, "' has shape ", shapeToString(w.shape()), ", expected ",
            shapeToString(p.shape));
   }
   ParamStore &store = mutableParameters();
@@ -186,6 +188,19 @@ void Session::run(const std::vector<Tensor> &inputs) {
     case StepKind::Route:
       for (WaferSystem &sys : systems_)
         sys.execute(si);
+      break;
+    case StepKind::AllReduce: {
+      std::vector<Tensor> partials;
+      for (WaferSystem &sys : systems_)
+        partials.push_back(sys.value(st.operands[0]));
+      std::vector<Tensor> sums = swarmX_->allReduce(partials);
+      for (int k = 0; k < N; ++k)
+        systems_[k].setValue(st.results[0], sums[k]);
+      break;
+    }
+    case StepKind::BufferUpdate:
+      // Equal on every system (whole-batch statistics): system 0's copy.
+      memoryX_->setWeights(st.param, systems_[0].value(st.operands[0]));
       break;
     case StepKind::GradientStream: {
       std::vector<Tensor> partials;

@@ -241,6 +241,39 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
       emit("update " + s.params[st.param].name, "memoryx", 0, kMemoryX, ubegin, udur, si, 0);
       break;
     }
+    case StepKind::AllReduce: {
+      // Up every system's out link into the SwarmX tree, summed there, and
+      // the total back down every in link; the consumer waits for it.
+      const double dur = model::streamSeconds(st.bytes, t) + latency;
+      const std::string name = "all_reduce %" + std::to_string(st.results[0]);
+      double top = 0;
+      for (int k = 0; k < N; ++k) {
+        const double begin = std::max({issue_[k], outFree_[k], ready[k][st.operands[0]]});
+        outFree_[k] = begin + dur;
+        top = std::max(top, begin + dur);
+        emit(name, "stream-out", k + 1, kStreamOut, begin, dur, si, st.bytes);
+      }
+      for (int k = 0; k < N; ++k) {
+        const double begin = std::max(top, inFree_[k]);
+        inFree_[k] = ready[k][st.results[0]] = begin + dur;
+        emit(name, "stream-in", k + 1, kStreamIn, begin, dur, si, st.bytes);
+      }
+      r.streamS += dur;
+      r.bytesIn += st.bytes;
+      r.bytesOut += st.bytes;
+      break;
+    }
+    case StepKind::BufferUpdate: {
+      // Every system holds the same new value: one copy (system 0's) goes
+      // to MemoryX, and the buffer's next stream waits for it.
+      const double dur = model::streamSeconds(st.bytes, t) + latency;
+      const double begin = std::max({issue_[0], outFree_[0], ready[0][st.operands[0]]});
+      outFree_[0] = begin + dur;
+      paramReady_[st.param] = std::max(paramReady_[st.param], begin + dur);
+      emit(s.params[st.param].name, "stream-out", 1, kStreamOut, begin, dur, si, st.bytes);
+      r.bytesOut += st.bytes;
+      break;
+    }
     case StepKind::WeightRead: // layer-pipelined steps: never in a
     case StepKind::WeightUpdate: // weight-streaming schedule
     case StepKind::Route:

@@ -125,7 +125,8 @@ json::Object Emitter::describe(Value value, Attribute layout) {
   json::Array shape;
   if (auto stream = llvm::dyn_cast<StreamType>(type)) {
     shape = toJson(stream.getShape());
-    element = Float32Type::get(type.getContext()); // widened on arrival
+    // Floats are widened on arrival; a buffer's integers stay as sent.
+    element = llvm::cast<RankedTensorType>(KernelOp::getBodyArgType(stream)).getElementType();
   } else if (auto tensor = llvm::dyn_cast<RankedTensorType>(type)) {
     shape = toJson(tensor.getShape());
     element = tensor.getElementType();
@@ -511,6 +512,12 @@ FailureOr<json::Object> Emitter::emit() {
     else if (auto param = llvm::dyn_cast<WaferParamOp>(op))
       params.push_back(paramJson(param.getSymName(), param.getTensorType(),
                                  param.getOptimizer()));
+    else if (auto buffer = llvm::dyn_cast<BufferOp>(op))
+      params.push_back(json::Object{
+          {"name", buffer.getSymName().str()},
+          {"shape", toJson(buffer.getTensorType().getShape())},
+          {"dtype", *dtypeName(buffer.getTensorType().getElementType())},
+          {"buffer", true}});
   }
   root["params"] = std::move(params);
 
@@ -585,6 +592,19 @@ FailureOr<json::Object> Emitter::emit() {
           {"order", stringifyStreamOrder(reduce.getOrder()).str()},
           {"format", stringifyStreamFormat(update.getFormatOrDense()).str()},
           {"bytes", bytes}});
+    } else if (auto assign = llvm::dyn_cast<AssignOp>(op)) {
+      auto type = llvm::cast<RankedTensorType>(assign.getValue().getType());
+      steps.push_back(json::Object{{"op", "buffer_update"},
+                                   {"param", assign.getBuffer().str()},
+                                   {"operand", idOf(assign.getValue())},
+                                   {"bytes", StreamType::get(type.getContext(), type).getNumBytes()}});
+    } else if (auto allReduce = llvm::dyn_cast<AllReduceOp>(op)) {
+      layouts[allReduce.getSum()] = layouts.lookup(allReduce.getPartial());
+      steps.push_back(json::Object{
+          {"op", "all_reduce"},
+          {"operand", idOf(allReduce.getPartial())},
+          {"result", idOf(allReduce.getSum())},
+          {"bytes", StreamType::get(op.getContext(), allReduce.getPartial().getType()).getNumBytes()}});
     } else if (auto weights = llvm::dyn_cast<WeightOp>(op)) {
       steps.push_back(json::Object{{"op", "weight_read"},
                                    {"param", weights.getParam().str()},
@@ -634,8 +654,9 @@ FailureOr<json::Object> Emitter::emit() {
       }
     } else {
       return op.emitOpError("cannot be scheduled; expected wsc kernels, weight "
-                            "streams or reads, gradient streams or updates, routes, "
-                            "layout conversions and padding strips or restores only");
+                            "streams or reads, gradient streams or updates, buffer "
+                            "updates, all-reduces, routes, layout conversions and "
+                            "padding strips or restores only");
     }
   }
   root["outputs"] = std::move(outputs);

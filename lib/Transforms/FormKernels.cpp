@@ -7,12 +7,20 @@
 //   3. an op fed by the labels or by the loss kernel belongs to the loss;
 //   4. any other forward op fuses with its latest producer (epilogue);
 //   5. any other op fuses with its first consumer (prologue), which covers
-//      the backward ops and forward ops with no producer kernel.
+//      the backward ops and forward ops with no producer kernel;
+//   6. an op that feeds only steps of their own (below) fuses with its
+//      latest producer.
 // Constants and parameter-only chains are rematerialised in every kernel
 // that uses them: weights never live on the wafer between kernels.
 //
-// Variable tensor shape's strip_padding and restore_padding ops stay between
-// kernels, as steps of their own (`mark` plans that order like kernels).
+// Variable tensor shape's strip_padding and restore_padding ops and SwarmX
+// all-reduces (synchronized batch statistics) stay between kernels, as steps
+// of their own (`mark` plans that order like kernels).
+//
+// Buffers (`wsc.buffer` arguments, such as BatchNorm's running statistics)
+// live in MemoryX like parameters and follow the same rules; the op that
+// produces a buffer's update runs in a kernel even when it reads only
+// buffers (num_batches_tracked + 1), since the wafer computes it.
 //
 // Kernels run in a topological order, taken in program order where there is
 // a choice. When the rules put dependent ops into two kernels that need each
@@ -52,7 +60,7 @@ struct KernelPlan {
   SmallVector<Operation *> ops;
   unsigned firstIndex = ~0u;
   unsigned part = 0; ///< > 0 for the later pieces of a split kernel
-  bool mark = false; ///< a strip/restore step, not a kernel
+  bool mark = false; ///< a strip/restore or all-reduce step, not a kernel
   std::string baseName() const {
     if (phase == KernelPhase::Loss)
       return "loss";
@@ -63,8 +71,9 @@ struct KernelPlan {
   }
 };
 
-bool isPaddingMark(Operation *op) {
-  return llvm::isa<StripPaddingOp, RestorePaddingOp>(op);
+/// Ops that are steps of their own between kernels.
+bool isStepMark(Operation *op) {
+  return llvm::isa<StripPaddingOp, RestorePaddingOp, AllReduceOp>(op);
 }
 
 /// "fc1.weight" -> "fc1"; a name with no dot is its own layer.
@@ -97,13 +106,13 @@ private:
   func::FuncOp func;
   SmallVector<Operation *> order;                 // non-terminator ops
   DenseMap<Operation *, unsigned> indexOf;
-  DenseMap<Value, std::string> paramOf;           // parameter arguments
+  DenseMap<Value, std::string> paramOf;           // parameter and buffer arguments
   DenseSet<Value> labels;
   DenseMap<Value, SmallVector<std::string>> rematParams; // remat value -> params
   DenseSet<Operation *> forward;                  // ancestors of the loss
   std::map<std::string, KernelPlan> plans;     // stable addresses
   std::deque<KernelPlan> splitParts;              // pieces split off plans
-  std::deque<KernelPlan> markPlans;               // strip/restore steps
+  std::deque<KernelPlan> markPlans;               // strip/restore, all-reduce steps
   std::map<std::string, unsigned> partsOf;        // base name -> pieces so far
   DenseMap<Operation *, KernelPlan *> kernelOf;
   DenseMap<Value, Value> replacement;             // original -> kernel result
@@ -123,12 +132,9 @@ KernelPlan &KernelFormer::planFor(StringRef layer, KernelPhase phase) {
 /// or such values are "rematerialisable".
 LogicalResult KernelFormer::classifyValues() {
   for (BlockArgument arg : func.getArguments()) {
-    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.buffer"))
-      return func.emitError("buffer '")
-             << name.getValue() << "' (a wsc.buffer argument, e.g. BatchNorm running "
-             << "statistics) is not supported by wsc-opt yet";
-    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.param"))
-      paramOf[arg] = name.str();
+    for (StringRef kind : {"wsc.param", "wsc.buffer"})
+      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kind))
+        paramOf[arg] = name.str();
     if (func.getArgAttr(arg.getArgNumber(), "wsc.label"))
       labels.insert(arg);
   }
@@ -148,11 +154,24 @@ LogicalResult KernelFormer::classifyValues() {
       else
         remat = false;
     });
-    if ((op.getNumRegions() && !llvm::isa<linalg::LinalgOp>(&op)) || isPaddingMark(&op))
+    if ((op.getNumRegions() && !llvm::isa<linalg::LinalgOp>(&op)) || isStepMark(&op))
       remat = false;
     if (remat)
       for (Value result : op.getResults())
         rematParams[result] = params;
+  }
+  // A buffer's update is computed on the wafer, in its layer's kernel.
+  Operation *returnOp = func.getBody().front().getTerminator();
+  for (auto [i, value] : llvm::enumerate(returnOp->getOperands())) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "wsc.buffer_update");
+    if (!name)
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def || !def->getParentOp() || def->getBlock() != returnOp->getBlock())
+      return func.emitError("update of buffer '")
+             << name.getValue() << "' is not computed by the step";
+    for (Value result : def->getResults())
+      rematParams.erase(result);
   }
   return success();
 }
@@ -186,13 +205,13 @@ LogicalResult KernelFormer::assignOps() {
                << "parameter used by the model?";
       gradOf[def] = name.str();
     }
-    if (func.getResultAttr(i, "wsc.loss")) {
+    if (func.getResultAttr(i, "wsc.loss"))
       training = true;
-      if (def)
-        worklist.push_back(def);
-    }
+    if (def && (func.getResultAttr(i, "wsc.loss") || func.getResultAttr(i, "wsc.buffer_update")))
+      worklist.push_back(def);
   }
-  // Forward ops: the backward slice of the loss (every op for inference).
+  // Forward ops: the backward slice of the loss and of the buffer updates
+  // (every op for inference).
   if (!training)
     forward.insert(order.begin(), order.end());
   while (!worklist.empty()) {
@@ -211,7 +230,7 @@ LogicalResult KernelFormer::assignOps() {
   for (Operation *op : order) {
     if (isRemat(op))
       continue;
-    if (isPaddingMark(op)) {
+    if (isStepMark(op)) {
       KernelPlan &plan = markPlans.emplace_back();
       plan.mark = true;
       kernelOf[op] = &plan;
@@ -263,6 +282,7 @@ LogicalResult KernelFormer::assignOps() {
     }
   }
   // Consumer rule, in reverse so that users are placed first.
+  SmallVector<Operation *> orphans;
   for (Operation *op : llvm::reverse(pending)) {
     KernelPlan *plan = nullptr;
     unsigned best = ~0u;
@@ -273,12 +293,46 @@ LogicalResult KernelFormer::assignOps() {
         best = indexOf[user];
       }
     }
+    if (!plan) {
+      orphans.push_back(op);
+      continue;
+    }
+    kernelOf[op] = plan;
+    LLVM_DEBUG(llvm::dbgs() << "assign (consumer) " << op->getName() << " -> "
+                            << plan->name() << "\n");
+  }
+  // Ops feeding only steps of their own (an all-reduce) join their latest
+  // producer's kernel.
+  for (Operation *op : llvm::reverse(orphans)) {
+    KernelPlan *plan = nullptr;
+    unsigned latest = 0;
+    forEachUsedValue(op, [&](Value operand) {
+      Operation *def = operand.getDefiningOp();
+      auto it = def ? kernelOf.find(def) : kernelOf.end();
+      if (it != kernelOf.end() && !it->second->mark && (!plan || indexOf[def] > latest)) {
+        plan = it->second;
+        latest = indexOf[def];
+      }
+    });
+    // No producer (a statistic of the inputs): the kernel after the step,
+    // which is then split around it.
+    unsigned first = ~0u;
+    const bool hasProducer = plan != nullptr;
+    for (Operation *mark : op->getUsers()) {
+      if (hasProducer)
+        break;
+      for (Operation *user : mark->getUsers()) {
+        auto it = kernelOf.find(user);
+        if (it != kernelOf.end() && !it->second->mark && indexOf[user] < first) {
+          first = indexOf[user];
+          plan = it->second;
+        }
+      }
+    }
     if (!plan)
       return op->emitOpError("cannot be placed in a kernel: it touches no "
                              "parameter and feeds no kernel");
     kernelOf[op] = plan;
-    LLVM_DEBUG(llvm::dbgs() << "assign (consumer) " << op->getName() << " -> "
-                            << plan->name() << "\n");
   }
   for (Operation *op : order) {
     auto it = kernelOf.find(op);

@@ -47,9 +47,16 @@ struct LowerLayerPipelinedPass
       return WaferUpdateOp::create(builder, kernel.getLoc(),
                                    FlatSymbolRefAttr::get(&getContext(), name), value);
     };
-    if (failed(lowerParamArgs(module, func, declare)))
+    auto refuseBuffer = [&](OpBuilder &, BlockArgument arg, StringRef name,
+                            RankedTensorType) -> FailureOr<Operation *> {
+      return emitError(arg.getLoc(), "buffer '")
+             << name << "' (e.g. BatchNorm running statistics): layer-pipelined "
+             << "mode keeps no buffers yet; use mode=weight_streaming";
+    };
+    if (failed(lowerParamArgs(module, func, declare)) ||
+        failed(lowerBufferArgs(func, refuseBuffer)))
       return failure();
-    return lowerGradientResults(func, updateInPlace);
+    return lowerStateResults(func, "wsc.grad", updateInPlace);
   }
 
   /// Every kernel using parameter `arg` reads the resident copy in place,

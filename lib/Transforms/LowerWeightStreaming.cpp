@@ -62,9 +62,25 @@ struct LowerWeightStreamingPass
       auto param = ParamOp::create(builder, arg.getLoc(), builder.getStringAttr(name),
                                    TypeAttr::get(type), optimizer, *sparsity);
       sparsityOf[name] = *sparsity;
-      if (failed(streamInto(func, arg, name, dtype, *sparsity)))
+      Type element = getStreamElementType(&getContext(), dtype);
+      if (failed(streamInto(func, arg, name, element, /*transposable=*/true, *sparsity)))
         return failure();
       return param.getOperation();
+    };
+    // Buffers stream as stored and come back as the new value.
+    auto declareBuffer = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
+                             RankedTensorType type) -> FailureOr<Operation *> {
+      auto buffer = BufferOp::create(builder, arg.getLoc(), builder.getStringAttr(name),
+                                     TypeAttr::get(type));
+      if (failed(streamInto(func, arg, name, type.getElementType(), /*transposable=*/false,
+                            SparsityAttr())))
+        return failure();
+      return buffer.getOperation();
+    };
+    auto assign = [&](OpBuilder &builder, KernelOp kernel, StringRef name,
+                      Value value) -> Operation * {
+      return AssignOp::create(builder, kernel.getLoc(),
+                              FlatSymbolRefAttr::get(&getContext(), name), value);
     };
     auto reduceAndUpdate = [&](OpBuilder &builder, KernelOp kernel, StringRef name,
                                Value value) -> Operation * {
@@ -79,9 +95,12 @@ struct LowerWeightStreamingPass
       return UpdateOp::create(builder, kernel.getLoc(),
                               FlatSymbolRefAttr::get(&getContext(), name), reduced, format);
     };
-    if (failed(lowerParamArgs(module, func, declare)))
+    if (failed(lowerParamArgs(module, func, declare)) ||
+        failed(lowerBufferArgs(func, declareBuffer)))
       return failure();
-    return lowerGradientResults(func, reduceAndUpdate);
+    if (failed(lowerStateResults(func, "wsc.grad", reduceAndUpdate)))
+      return failure();
+    return lowerStateResults(func, "wsc.buffer_update", assign);
   }
 
   /// The exported `wsc.sparsity = {density = 0.1 : f64, source = "..."}` of
@@ -105,24 +124,26 @@ struct LowerWeightStreamingPass
     return SparsityAttr::get(&getContext(), value, source.getValue());
   }
 
-  /// Feeds parameter `arg` to every kernel using it through a MemoryX stream
-  /// issued before the previous kernel, so it overlaps that kernel. A sparse
-  /// parameter streams as CSR where that is smaller than dense.
+  /// Feeds parameter or buffer `arg` to every kernel using it through a
+  /// MemoryX stream of `element`s issued before the previous kernel, so it
+  /// overlaps that kernel. A backward kernel gets a 2-D parameter transposed
+  /// when `transposable`. A sparse parameter streams as CSR where that is
+  /// smaller than dense.
   LogicalResult streamInto(func::FuncOp func, BlockArgument arg, StringRef name,
-                           StreamDType dtype, SparsityAttr sparsity) {
+                           Type element, bool transposable, SparsityAttr sparsity) {
     auto type = llvm::cast<RankedTensorType>(arg.getType());
     for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
       auto kernel = llvm::dyn_cast<KernelOp>(use.getOwner());
       if (!kernel)
         return use.getOwner()->emitOpError(
             "uses parameter '") << name << "' outside a kernel; run wsc-form-kernels first";
-      bool transposed = kernel.getPhase() == KernelPhase::Backward && type.getRank() == 2;
+      bool transposed =
+          transposable && kernel.getPhase() == KernelPhase::Backward && type.getRank() == 2;
       StreamOrder order = transposed ? StreamOrder::Transposed : StreamOrder::RowMajor;
       SmallVector<int64_t> shape(type.getShape());
       if (transposed)
         std::reverse(shape.begin(), shape.end());
-      auto streamType = StreamType::get(&getContext(),
-          RankedTensorType::get(shape, getStreamElementType(&getContext(), dtype)));
+      auto streamType = StreamType::get(&getContext(), RankedTensorType::get(shape, element));
 
       Operation *issueBefore = kernel;
       for (Operation *prev = kernel->getPrevNode(); prev; prev = prev->getPrevNode())
@@ -132,7 +153,8 @@ struct LowerWeightStreamingPass
         }
       OpBuilder builder(issueBefore);
       StreamFormatAttr format;
-      if (sparsity && sparsity.csrPays(shape[0], shape[1], getByteWidth(dtype)))
+      if (sparsity &&
+          sparsity.csrPays(shape[0], shape[1], element.getIntOrFloatBitWidth() / 8))
         format = StreamFormatAttr::get(&getContext(), StreamFormat::Csr);
       Value stream = StreamOp::create(builder, kernel.getLoc(), streamType,
                                       FlatSymbolRefAttr::get(&getContext(), name),

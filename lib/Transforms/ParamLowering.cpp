@@ -118,29 +118,59 @@ LogicalResult mlir::wsc::lowerParamArgs(ModuleOp module, func::FuncOp func,
   return success();
 }
 
-LogicalResult mlir::wsc::lowerGradientResults(func::FuncOp func, LowerGradientFn lower) {
+LogicalResult mlir::wsc::lowerBufferArgs(func::FuncOp func, LowerBufferFn lower) {
+  OpBuilder moduleBuilder(func);
+  llvm::BitVector bufferArgs(func.getNumArguments());
+  SymbolTable symbols(func->getParentOfType<ModuleOp>());
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.buffer");
+    if (!name)
+      continue;
+    bufferArgs.set(arg.getArgNumber());
+    auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    Type element = type ? type.getElementType() : Type();
+    if (!type || !type.hasStaticShape() ||
+        !(element.isF32() || element.isInteger(64) || element.isInteger(1)))
+      return func.emitError("buffer '")
+             << name.getValue() << "' must be a static f32, i64 or i1 tensor, got "
+             << arg.getType();
+    if (symbols.lookup(name.getValue()))
+      return func.emitError("buffer '") << name.getValue() << "' declared twice";
+    FailureOr<Operation *> decl = lower(moduleBuilder, arg, name.getValue(), type);
+    if (failed(decl))
+      return failure();
+    symbols.insert(*decl);
+  }
+  if (failed(func.eraseArguments(bufferArgs)))
+    return func.emitError("could not remove the buffer arguments");
+  return success();
+}
+
+LogicalResult mlir::wsc::lowerStateResults(func::FuncOp func, StringRef attr,
+                                           LowerResultFn lower) {
   auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  llvm::BitVector gradResults(func.getNumResults());
-  // Gradients leave in result order, each after the previous one of its
+  llvm::BitVector lowered(func.getNumResults());
+  StringRef what = attr == "wsc.grad" ? "gradient" : "update";
+  // Results leave in result order, each after the previous one of its
   // kernel (white paper 7.4).
   DenseMap<Operation *, Operation *> lastAfter;
   for (auto [i, value] : llvm::enumerate(returnOp.getOperands())) {
-    auto name = func.getResultAttrOfType<StringAttr>(i, "wsc.grad");
+    auto name = func.getResultAttrOfType<StringAttr>(i, attr);
     if (!name)
       continue;
-    gradResults.set(i);
+    lowered.set(i);
     auto kernel = value.getDefiningOp<KernelOp>();
     if (!kernel)
-      return func.emitError("gradient of '")
-             << name.getValue() << "' is not produced by a kernel";
+      return func.emitError() << what << " of '" << name.getValue()
+                              << "' is not produced by a kernel";
     Operation *&after = lastAfter[kernel];
     if (!after)
       after = kernel;
     OpBuilder builder(after->getBlock(), std::next(after->getIterator()));
     after = lower(builder, kernel, name.getValue(), value);
   }
-  returnOp->eraseOperands(gradResults);
-  if (failed(func.eraseResults(gradResults)))
-    return func.emitError("could not remove the gradient results");
+  returnOp->eraseOperands(lowered);
+  if (failed(func.eraseResults(lowered)))
+    return func.emitError("could not remove the ") << what << " results";
   return success();
 }

@@ -28,15 +28,25 @@ using LowerParamFn = function_ref<FailureOr<Operation *>(
 /// functions get a zero-learning-rate SGD.
 LogicalResult lowerParamArgs(ModuleOp module, func::FuncOp func, LowerParamFn lower);
 
-/// Emits what consumes gradient `value` of parameter `name` after `after`
-/// (its kernel, or the op emitted for the kernel's previous gradient) and
-/// returns the last op emitted.
-using LowerGradientFn = function_ref<Operation *(
+/// Declares buffer `name` (a module-level symbol op) and rewires the uses of
+/// its function argument `arg`.
+using LowerBufferFn = function_ref<FailureOr<Operation *>(
+    OpBuilder &moduleBuilder, BlockArgument arg, StringRef name, RankedTensorType type)>;
+
+/// Lowers every `wsc.buffer` argument of `func` with `lower`, then erases
+/// the arguments.
+LogicalResult lowerBufferArgs(func::FuncOp func, LowerBufferFn lower);
+
+/// Emits what consumes `value` (the gradient or new value of parameter or
+/// buffer `name`) after `after` (its kernel, or the op emitted for the
+/// kernel's previous such result) and returns the last op emitted.
+using LowerResultFn = function_ref<Operation *(
     OpBuilder &builder, KernelOp kernel, StringRef name, Value value)>;
 
-/// Replaces every `wsc.grad` result of `func` by `lower`, in result order,
-/// and erases those results.
-LogicalResult lowerGradientResults(func::FuncOp func, LowerGradientFn lower);
+/// Replaces every result of `func` carrying `attr` (`wsc.grad` or
+/// `wsc.buffer_update`) by `lower`, in result order, and erases those
+/// results.
+LogicalResult lowerStateResults(func::FuncOp func, StringRef attr, LowerResultFn lower);
 
 } // namespace mlir::wsc
 

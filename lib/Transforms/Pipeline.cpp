@@ -19,6 +19,7 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
       WSCAttachTargetOptions{options.target, options.grid, options.systems, options.streamDType}));
   pm.addPass(createWSCVts(
       WSCVtsOptions{options.vts, options.expectedValidFraction}));
+  pm.addPass(createWSCSyncBatchStatistics());
   pm.addPass(createWSCFormKernels());
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
   pm.addPass(createWSCAssignLayouts());

@@ -78,9 +78,12 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
     ::wsc::model::TargetSpec spec = toTargetSpec(target);
 
     double params = 0;
-    for (BlockArgument arg : func.getArguments())
+    bool buffers = false;
+    for (BlockArgument arg : func.getArguments()) {
       if (func.getArgAttr(arg.getArgNumber(), "wsc.param"))
         params += double(llvm::cast<ShapedType>(arg.getType()).getNumElements());
+      buffers |= func.getArgAttr(arg.getArgNumber(), "wsc.buffer") != nullptr;
+    }
     for (auto param : module.getOps<ParamOp>())
       params += double(param.getTensorType().getNumElements());
 
@@ -100,20 +103,21 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
     double wafer = spec.waferSramBytes();
     bool fits = fp.total() <= wafer;
     bool oneSystem = target.getSystems() == 1;
-    ExecutionMode chosen = forced.value_or(fits && oneSystem
+    ExecutionMode chosen = forced.value_or(fits && oneSystem && !buffers
                                                ? ExecutionMode::LayerPipelined
                                                : ExecutionMode::WeightStreaming);
 
     std::string numbers = llvm::formatv(
         "layer-pipelined footprint {0} (weights, gradients and optimizer "
         "state {1}; activations {2}; pipeline buffers {3}; {4} stages, "
-        "{5:F0} parameters, batch {6}) {7} wafer SRAM {8}{9}",
+        "{5:F0} parameters, batch {6}) {7} wafer SRAM {8}{9}{10}",
         formatBytes(fp.total()), formatBytes(fp.weightBytes),
         formatBytes(fp.activationBytes), formatBytes(fp.bufferBytes),
         stages.size(), params, batch, fits ? "fits in" : "exceeds",
         formatBytes(wafer),
         oneSystem ? "" : llvm::formatv("; {0} systems need weight streaming",
-                                       target.getSystems()).str());
+                                       target.getSystems()).str(),
+        buffers ? "; buffers (BatchNorm statistics) need weight streaming" : "");
     mlir::emitRemark(module.getLoc()) << "mode " << stringifyExecutionMode(chosen)
                         << (forced ? " (forced)" : " (auto)") << ": " << numbers;
     module->setAttr("wsc.mode", ExecutionModeAttr::get(&getContext(), chosen));

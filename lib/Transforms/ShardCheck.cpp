@@ -22,8 +22,12 @@ namespace {
 /// The op that reduced over the batch, for each partial value.
 using Partials = DenseMap<Value, Operation *>;
 
-/// The reduction over the batch `op` performs, if any.
-bool reducesOverBatch(linalg::LinalgOp op, const BatchDims &dims) {
+} // namespace
+
+bool mlir::wsc::reducesOverBatch(Operation *operation, const BatchDims &dims) {
+  auto op = llvm::dyn_cast<linalg::LinalgOp>(operation);
+  if (!op)
+    return false;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (OpOperand *input : op.getDpsInputOperands()) {
     std::optional<int64_t> batch = dims.lookup(input->get());
@@ -37,6 +41,8 @@ bool reducesOverBatch(linalg::LinalgOp op, const BatchDims &dims) {
   return false;
 }
 
+namespace {
+
 /// `systems` == 0: the split is VTS's, one sample at a time.
 LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
                     Partials &partials) {
@@ -49,14 +55,15 @@ LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
   }
   for (Value v : op->getResults())
     batched |= dims.lookup(v).has_value();
+  if (llvm::isa<AllReduceOp>(op))
+    return success(); // the sum over every system's shard: no longer partial
   if (origin && batched && !llvm::isa<KernelOp>(op)) {
     InFlightDiagnostic diag = op->emitOpError()
         << "combines a sum over the batch with per-sample values; ";
     if (systems)
       diag << "each of the " << systems << " systems sums only its own shard, so "
-           << "this would differ from single-device training (batch statistics "
-           << "such as BatchNorm's need a SwarmX all-reduce, not supported yet); "
-           << "use systems=1";
+           << "this would differ from single-device training; run "
+           << "wsc-sync-batch-statistics first (--wsc-pipeline does)";
     else
       diag << "variable tensor shape runs each sample of a ragged kernel on its "
            << "own, so this would differ from the padded program; turn VTS off "
@@ -64,9 +71,8 @@ LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
     diag.attachNote(origin->getLoc()) << "the sum over the batch";
     return diag;
   }
-  if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op))
-    if (!origin && reducesOverBatch(linalgOp, dims))
-      origin = op;
+  if (!origin && reducesOverBatch(op, dims))
+    origin = op;
   if (origin)
     for (Value v : op->getResults())
       partials[v] = origin;

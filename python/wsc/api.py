@@ -47,8 +47,10 @@ class Program:
         self._source_key = {k: first.setdefault(id(v), k)
                             for k, v in model.state_dict(keep_vars=True).items()}
         self._session = _runtime.Session(schedule)
-        self._session.load_weights({k: v.detach().cpu().numpy().astype(np.float32)
-                                    for k, v in model.state_dict().items()})
+        # Parameters and float buffers as f32; int64 and bool buffers as they are.
+        arrays = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+        self._session.load_weights({k: a.astype(np.float32) if a.dtype.kind == "f" else a
+                                    for k, a in arrays.items()})
         # Masks by the schedule's names (a mask schedule's by the model's).
         self._mask_name = {k: self._source_key[k] for k in (masks or {})}
         self._masks = {self._source_key[k]: m.clone() for k, m in (masks or {}).items()}
@@ -111,7 +113,7 @@ class Program:
         return {k: self._masks[src].clone() for k, src in self._mask_name.items()}
 
     def state_dict(self) -> Dict[str, torch.Tensor]:
-        """The MemoryX master weights, keyed like model.state_dict()."""
+        """The MemoryX master weights and buffers, keyed like model.state_dict()."""
         weights = self._session.weights()
         return collections.OrderedDict((k, torch.from_numpy(np.array(weights[src])))
                                        for k, src in self._source_key.items())

@@ -111,7 +111,7 @@ module attributes {o = #wsc.optimizer<sgd, nesterov = 1>} {}
 
 // -----
 
-// expected-error @+1 {{stream element type must be a float, got 'i32'}}
+// expected-error @+1 {{stream element type must be a float, i64 or i1, got 'i32'}}
 func.func private @f(!wsc.stream<tensor<4xi32>>)
 
 // -----

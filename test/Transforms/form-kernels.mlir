@@ -131,10 +131,59 @@ func.func @gather(%table: tensor<10x4xf32> {wsc.param = "emb.weight"}, %ids: ten
 
 // -----
 
-// Buffers are exported (docs/ExportedIR.md) but not compiled yet.
-// expected-error @+1 {{buffer 'bn.running_mean' (a wsc.buffer argument, e.g. BatchNorm running statistics) is not supported by wsc-opt yet}}
-func.func @buffer(%m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
-  return %x : tensor<4x2xf32>
+// Buffers live in MemoryX like parameters: ops reading one join its layer,
+// and a buffer's update runs in a kernel even when it reads only buffers
+// (num_batches_tracked + 1). An all-reduce is a step of its own: the kernel
+// around it splits, and the sum it needs (a statistic of the input, with no
+// producer kernel) runs in the part before it.
+// SPLIT-LABEL: func.func @buffers
+// SPLIT: %[[A:.*]]:2 = wsc.kernel "bn.fwd" layer("bn") phase(<forward>) (%arg3, %arg2)
+// SPLIT: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// SPLIT: arith.addi
+// SPLIT: %[[T:.*]] = wsc.swarmx.all_reduce %[[A]]#0 : tensor<2xf32>
+// SPLIT: %[[B:.*]]:2 = wsc.kernel "bn.fwd.1" layer("bn") phase(<forward>) (%arg3, %[[T]], %arg0, %arg1)
+// SPLIT: return %[[B]]#0, %[[B]]#1, %[[A]]#1
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+#s = affine_map<() -> ()>
+func.func @buffers(%w: tensor<2xf32> {wsc.param = "bn.weight"}, %m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %n: tensor<i64> {wsc.buffer = "bn.num_batches_tracked"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.buffer_update = "bn.running_mean"}, tensor<i64> {wsc.buffer_update = "bn.num_batches_tracked"}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %total = wsc.swarmx.all_reduce %sum : tensor<2xf32>
+  %o = tensor.empty() : tensor<4x2xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %total, %w : tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%o : tensor<4x2xf32>) {
+  ^bb0(%a: f32, %t: f32, %g: f32, %out: f32):
+    %c = arith.subf %a, %t : f32
+    %d = arith.mulf %c, %g : f32
+    linalg.yield %d : f32
+  } -> tensor<4x2xf32>
+  %m2 = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%m, %total : tensor<2xf32>, tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%a: f32, %t: f32, %out: f32):
+    %c = arith.addf %a, %t : f32
+    linalg.yield %c : f32
+  } -> tensor<2xf32>
+  %one = arith.constant 1 : i64
+  %ne = tensor.empty() : tensor<i64>
+  %n2 = linalg.generic {indexing_maps = [#s, #s], iterator_types = []} ins(%n : tensor<i64>) outs(%ne : tensor<i64>) {
+  ^bb0(%a: i64, %out: i64):
+    %c = arith.addi %a, %one : i64
+    linalg.yield %c : i64
+  } -> tensor<i64>
+  return %y, %m2, %n2 : tensor<4x2xf32>, tensor<2xf32>, tensor<i64>
+}
+
+// -----
+
+// expected-error @+1 {{update of buffer 'bn.running_mean' is not computed by the step}}
+func.func @buffer_passed_through(%m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.buffer_update = "bn.running_mean"}) {
+  return %x, %m : tensor<4x2xf32>, tensor<2xf32>
 }
 
 // -----

@@ -194,7 +194,7 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = 
         linalg.yield %r : f32
       } -> tensor<3xf32>
       %o = tensor.empty() : tensor<8x3xf32>
-      // expected-error @+1 {{'linalg.generic' op combines a sum over the batch with per-sample values; each of the 2 systems sums only its own shard, so this would differ from single-device training (batch statistics such as BatchNorm's need a SwarmX all-reduce, not supported yet); use systems=1}}
+      // expected-error @+1 {{'linalg.generic' op combines a sum over the batch with per-sample values; each of the 2 systems sums only its own shard, so this would differ from single-device training; run wsc-sync-batch-statistics first (--wsc-pipeline does)}}
       %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %s : tensor<8x3xf32>, tensor<3xf32>) outs(%o : tensor<8x3xf32>) {
       ^bb0(%in: f32, %m: f32, %out: f32):
         %r = arith.subf %in, %m : f32

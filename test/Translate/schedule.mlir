@@ -32,7 +32,7 @@ module {
 
 // -----
 
-// ERR: error: 'tensor.empty' op cannot be scheduled; expected wsc kernels, weight streams or reads, gradient streams or updates, routes, layout conversions and padding strips or restores only
+// ERR: error: 'tensor.empty' op cannot be scheduled; expected wsc kernels, weight streams or reads, gradient streams or updates, buffer updates, all-reduces, routes, layout conversions and padding strips or restores only
 module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
   func.func @f(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
     %y = tensor.empty() : tensor<2xf32>

@@ -424,12 +424,13 @@ int run(const Options &o) {
   std::map<std::string, Tensor> weights;
   for (const ParamSpec &p : s.params) {
     auto it = weightsFile.tensors.find(p.name);
+    const char *what = p.buffer ? "buffer" : "parameter";
     if (it == weightsFile.tensors.end())
-      fail(o.weights, ": missing parameter '", p.name, "'");
-    if (it->second.fileDType != "F32")
-      fail(o.weights, ": parameter '", p.name, "' has dtype ", it->second.fileDType,
-           ", expected F32");
-    weights[p.name] = it->second.tensor;
+      fail(o.weights, ": missing ", what, " '", p.name, "'");
+    if (it->second.fileDType != fileDTypeFor(p.dtype))
+      fail(o.weights, ": ", what, " '", p.name, "' has dtype ", it->second.fileDType,
+           ", expected ", fileDTypeFor(p.dtype));
+    weights[p.name] = it->second.tensor.withDType(p.dtype);
   }
   withFile(o.weights, [&] { session.loadWeights(weights); });
   weightsFile = SafeTensorsFile();

@@ -31,7 +31,7 @@ public:
   explicit MemoryX(const std::vector<ParamSpec> &params);
 
   /// The stream of parameter `p`: master weights rounded to `dtype` (f16,
-  /// bf16 or f32), as f32, in `order`.
+  /// bf16 or f32), as f32, in `order`. A buffer streams as stored.
   Tensor streamWeights(int p, StreamOrder order, DType dtype) const;
 
   using ParamStore::applyGradient;

@@ -37,7 +37,8 @@ public:
   int paramIndex(const std::string &name) const;
 
   /// Sets the weights of parameter `p` (copied) and resets its optimizer
-  /// state. Throws if the shape or dtype differ from the parameter's.
+  /// state; for a buffer, its value (a buffer update replaces it this way).
+  /// Throws if the shape or dtype differ from the parameter's.
   void setWeights(int p, const Tensor &weights);
   bool hasWeights(int p) const { return weights_.at(p).defined(); }
   /// Names of parameters that have no weights yet.

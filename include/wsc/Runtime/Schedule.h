@@ -55,6 +55,10 @@ struct ParamSpec {
   DType dtype = DType::F32;
   OptimizerSpec optimizer;
   std::optional<SparsitySpec> sparsity;
+  /// A buffer (BatchNorm's running statistics, say): state without an
+  /// optimizer, f32, i64 or i1, streamed as stored and replaced by a
+  /// buffer_update.
+  bool buffer = false;
 };
 
 enum class InputRole { Input, Label };
@@ -193,6 +197,7 @@ struct KernelCost {
 
 enum class StepKind {
   WeightStream, Kernel, LayoutConvert, GradientStream, // weight streaming
+  AllReduce, BufferUpdate,                             //   synchronized batch statistics
   WeightRead, WeightUpdate, Route,                     // layer pipelined
   StripPadding, RestorePadding                         // variable tensor shape
 };
@@ -235,12 +240,12 @@ struct Step {
   StepKind kind = StepKind::Kernel;
   std::string path;
   std::vector<int> operands, results;
-  // weight_stream / gradient_stream / weight_read / weight_update
+  // weight_stream / gradient_stream / weight_read / weight_update / buffer_update
   int param = -1;
   StreamOrder order = StreamOrder::RowMajor;
   StreamFormat format = StreamFormat::Dense;
   DType dtype = DType::F32;
-  double bytes = 0; // the compiler's prediction
+  double bytes = 0; // the compiler's prediction (also all_reduce's)
   // kernel
   std::string name, layer;
   Phase phase = Phase::Forward;

@@ -7,6 +7,9 @@
 //   kernel          -> every system runs it on its batch shard;
 //   gradient_stream -> SwarmX sums the systems' partial gradients (FP32),
 //                      MemoryX applies the optimizer;
+//   all_reduce      -> SwarmX sums a partial over the systems and returns the
+//                      total to each (synchronized batch statistics);
+//   buffer_update   -> MemoryX replaces a buffer with the systems' value;
 // and the loss is the SwarmX sum of the systems' partial losses.
 // Inference runs the same walk and concatenates outputs along the batch.
 //

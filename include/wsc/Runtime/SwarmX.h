@@ -2,7 +2,8 @@
 //
 // SwarmX is the only path between MemoryX and the systems: it broadcasts a
 // weight tensor to every system and sums (FP32) what every system sends
-// back (gradients, partial losses). The interface speaks in terms of the
+// back (gradients, partial losses), or returns such a sum to the systems
+// (batch statistics). The interface speaks in terms of the
 // systems *local to this process*: the in-process LocalSwarmX has all of
 // them; an MPI implementation (one rank per system) would pass one tensor
 // per call and do the tree broadcast/reduce across ranks, leaving MemoryX
@@ -36,6 +37,12 @@ public:
   /// `partials` (one per local system, equal shapes). Mask-order gradients
   /// are [nnz] vectors.
   virtual Tensor reduce(const std::vector<Tensor> &partials) = 0;
+  /// Systems -> systems: the FP32 sum over all systems of `partials`, back
+  /// to every local system (synchronized batch statistics). Up the tree and
+  /// down again without MemoryX; over MPI, an all-reduce.
+  virtual std::vector<Tensor> allReduce(const std::vector<Tensor> &partials) {
+    return broadcast(reduce(partials));
+  }
 };
 
 /// All systems in this process. Broadcast shares one read-only buffer (or

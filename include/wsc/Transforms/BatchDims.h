@@ -56,6 +56,10 @@ private:
 /// checks for variable tensor shape, which runs each sample on its own.
 LogicalResult checkShardable(func::FuncOp func, const BatchDims &dims, int64_t systems);
 
+/// True when `op` is a linalg op that sums over the batch dim of one of its
+/// inputs: once the batch is sharded, its results are per-system partials.
+bool reducesOverBatch(Operation *op, const BatchDims &dims);
+
 /// True for a `wsc.input` or `wsc.label` argument of `func`.
 bool isBatchArgument(func::FuncOp func, unsigned index);
 

@@ -78,6 +78,40 @@ def WSCVts : Pass<"wsc-vts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
 
+def WSCSyncBatchStatistics : Pass<"wsc-sync-batch-statistics", "::mlir::ModuleOp"> {
+  let summary = "All-reduce batch statistics across systems (SyncBN)";
+  let description = [{
+    With N systems each one runs the step on its shard of the batch, so a
+    sum over the batch dim (BatchNorm's per-channel mean and variance, and
+    in the backward pass its sums of the output gradient) is only a
+    per-system partial. Where such a partial meets per-sample values again,
+    or leaves the step as a buffer update or a model output, this pass
+    inserts a `wsc.swarmx.all_reduce` right after the reduction and
+    recomputes the chain from it to the use (for example `mean = sum / n`),
+    so every system continues with the whole batch's statistics, exactly as
+    one device would. Uses that end in the loss or in a parameter gradient
+    keep the partial: SwarmX sums those on their way to MemoryX.
+
+    Runs on the exported function, before `wsc-form-kernels`, and does
+    nothing with one system. The all-reduce becomes a step of its own
+    between kernels.
+
+    ```mlir
+    // Before (systems = 2): %s is a per-system partial.
+    %s = linalg.generic {... reduction over the batch ...} ins(%x : tensor<8x4xf32>) ...
+    %mean = linalg.generic ... ins(%s : tensor<4xf32>) ...   // %s / 8
+    %c = linalg.generic ... ins(%x, %mean : tensor<8x4xf32>, tensor<4xf32>) ...
+    // After
+    %s = linalg.generic {...} ins(%x : tensor<8x4xf32>) ...
+    %g = wsc.swarmx.all_reduce %s : tensor<4xf32>
+    %mean = linalg.generic ... ins(%s : tensor<4xf32>) ...   // left for other uses
+    %mean.1 = linalg.generic ... ins(%g : tensor<4xf32>) ...
+    %c = linalg.generic ... ins(%x, %mean.1 : ...) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::wsc::WSCDialect"];
+}
+
 def WSCFormKernels : Pass<"wsc-form-kernels", "::mlir::ModuleOp"> {
   let summary = "Group the linalg ops of a training step into per-layer kernels";
   let description = [{

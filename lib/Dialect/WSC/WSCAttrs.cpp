@@ -249,9 +249,10 @@ LogicalResult OptimizerAttr::verify(function_ref<InFlightDiagnostic()> emitError
 
 LogicalResult StreamType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  RankedTensorType tensor) {
-  if (!llvm::isa<FloatType>(tensor.getElementType()))
-    return emitError() << "stream element type must be a float, got "
-                       << tensor.getElementType();
+  // Weights and gradients are floats; buffers may also be i64 or i1.
+  Type element = tensor.getElementType();
+  if (!llvm::isa<FloatType>(element) && !element.isInteger(64) && !element.isInteger(1))
+    return emitError() << "stream element type must be a float, i64 or i1, got " << element;
   if (!tensor.hasStaticShape())
     return emitError() << "stream shape must be static, got " << tensor;
   return success();

@@ -84,6 +84,8 @@ static LogicalResult verifyFormat(Operation *op, ParamOp param, StreamFormat for
 //===----------------------------------------------------------------------===//
 
 LogicalResult StreamOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (auto buffer = symbols.lookupNearestSymbolFrom<BufferOp>(*this, getParamAttr()))
+    return verifyBufferStream(buffer);
   FailureOr<ParamOp> param = lookupParam<ParamOp>(*this, getParamAttr(), symbols);
   if (failed(param))
     return failure();
@@ -97,6 +99,17 @@ LogicalResult StreamOp::verifySymbolUses(SymbolTableCollection &symbols) {
            << getParamAttr() << " streamed in " << stringifyStreamOrder(order)
            << " order";
   return verifyFormat(*this, *param, getFormatOrDense(), StreamFormat::Csr);
+}
+
+/// A buffer streams as it is stored: row-major, dense, in its own type.
+LogicalResult StreamOp::verifyBufferStream(BufferOp buffer) {
+  if (getOrder() != StreamOrder::RowMajor || getFormatOrDense() != StreamFormat::Dense)
+    return emitOpError("buffer ") << getParamAttr() << " streams row_major and dense";
+  if (getStream().getType().getTensor() != buffer.getTensorType())
+    return emitOpError("stream type ")
+           << getStream().getType().getTensor() << " does not match buffer "
+           << getParamAttr() << " of type " << buffer.getTensorType();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -118,6 +131,44 @@ LogicalResult UpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return emitOpError("gradient shape does not match parameter ")
            << getParamAttr();
   return verifyFormat(*this, *param, getFormatOrDense(), StreamFormat::Mask);
+}
+
+//===----------------------------------------------------------------------===//
+// BufferOp and AssignOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BufferOp::verify() {
+  RankedTensorType type = getTensorType();
+  if (!type.hasStaticShape())
+    return emitOpError("buffer shape must be static, got ") << type;
+  Type element = type.getElementType();
+  if (!element.isF32() && !element.isInteger(64) && !element.isInteger(1))
+    return emitOpError("buffers are f32, i64 or i1 (float32, int64 or bool "
+                       "in PyTorch), got element type ")
+           << element;
+  return success();
+}
+
+LogicalResult AssignOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<BufferOp> buffer = lookupParam<BufferOp>(*this, getBufferAttr(), symbols);
+  if (failed(buffer))
+    return failure();
+  if (getValue().getType() != buffer->getTensorType())
+    return emitOpError("value type ")
+           << getValue().getType() << " does not match buffer " << getBufferAttr()
+           << " of type " << buffer->getTensorType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AllReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceOp::verify() {
+  if (!getPartial().getType().getElementType().isF32())
+    return emitOpError("SwarmX sums in FP32, got element type ")
+           << getPartial().getType().getElementType();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -143,9 +194,11 @@ LogicalResult ReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 Type KernelOp::getBodyArgType(Type type) {
+  // A float stream is computed on in FP32; a buffer's integers stay as sent.
   if (auto stream = llvm::dyn_cast<StreamType>(type))
-    return RankedTensorType::get(stream.getShape(),
-                                 Float32Type::get(type.getContext()));
+    return llvm::isa<FloatType>(stream.getElementType())
+               ? RankedTensorType::get(stream.getShape(), Float32Type::get(type.getContext()))
+               : stream.getTensor();
   return type;
 }
 

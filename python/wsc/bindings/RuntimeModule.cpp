@@ -217,9 +217,12 @@ PYBIND11_MODULE(_runtime, m) {
             std::map<std::string, Tensor> m;
             for (auto item : weights) {
               std::string name = py::str(item.first);
-              if (s.schedule().paramIndex(name) < 0)
+              const int p = s.schedule().paramIndex(name);
+              if (p < 0)
                 continue;
-              m[name] = fromArray(item.second, DType::F32, "parameter '" + name + "'");
+              const ParamSpec &spec = s.schedule().params[p];
+              m[name] = fromArray(item.second, spec.dtype,
+                                  (spec.buffer ? "buffer '" : "parameter '") + name + "'");
             }
             s.loadWeights(m);
           },
@@ -248,7 +251,8 @@ PYBIND11_MODULE(_runtime, m) {
             SafeTensorsFile f = readSafeTensors(path);
             std::map<std::string, Tensor> m;
             for (const auto &[name, t] : f.tensors) {
-              if (s.schedule().paramIndex(name) >= 0 && t.fileDType != "F32")
+              const int p = s.schedule().paramIndex(name);
+              if (p >= 0 && !s.schedule().params[p].buffer && t.fileDType != "F32")
                 throw Error(path + ": parameter '" + name + "' has dtype " + t.fileDType +
                             ", expected F32");
               m[name] = t.tensor;

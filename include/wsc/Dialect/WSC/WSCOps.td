@@ -59,6 +59,9 @@ def WSC_StreamOp : WSC_Op<"memx.stream",
     16-bit column deltas); the transposed CSR view serves the backward pass.
     The type still gives the logical (dense) shape.
 
+    `param` may also name a `wsc.memx.buffer`: it streams row-major in the
+    buffer's own type.
+
     ```mlir
     %w = wsc.memx.stream @"fc1.weight" order(<row_major>) : !wsc.stream<tensor<1024x784xf16>>
     %s = wsc.memx.stream @"fc2.weight" order(<transposed>) format(<csr>)
@@ -73,6 +76,9 @@ def WSC_StreamOp : WSC_Op<"memx.stream",
   }];
   let extraClassDeclaration = [{
     StreamFormat getFormatOrDense() { return getFormat().value_or(StreamFormat::Dense); }
+  private:
+    ::mlir::LogicalResult verifyBufferStream(BufferOp buffer);
+  public:
   }];
 }
 
@@ -101,6 +107,50 @@ def WSC_UpdateOp : WSC_Op<"memx.update",
   let extraClassDeclaration = [{
     StreamFormat getFormatOrDense() { return getFormat().value_or(StreamFormat::Dense); }
   }];
+}
+
+def WSC_BufferOp : WSC_Op<"memx.buffer", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a buffer (non-trainable state) stored in MemoryX";
+  let description = [{
+    Declares a buffer of the model, such as BatchNorm's running statistics,
+    held by MemoryX beside the parameters. It has no optimizer: kernels read
+    it through a `wsc.memx.stream` in its own element type (state is never
+    rounded), and a training step that changes it ends with a
+    `wsc.memx.assign` of its new value. `sym_name` is the buffer's key in
+    the PyTorch `state_dict()`.
+
+    ```mlir
+    wsc.memx.buffer @"bn1.running_mean" : tensor<64xf32>
+    wsc.memx.buffer @"bn1.num_batches_tracked" : tensor<i64>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type);
+  let assemblyFormat = "$sym_name `:` $type attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+  }];
+}
+
+def WSC_AssignOp : WSC_Op<"memx.assign",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     MemoryEffects<[MemWrite]>]> {
+  let summary = "MemoryX replaces a buffer with the value the systems computed";
+  let description = [{
+    The new value of `buffer` after the step. Every system holds the same
+    value (a buffer update reads only whole-batch statistics, which
+    `wsc.swarmx.all_reduce` made equal everywhere), so one copy travels to
+    MemoryX, which replaces the buffer with it. The value has the buffer's
+    type.
+
+    ```mlir
+    wsc.memx.assign @"bn1.running_mean"(%m) : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$buffer, AnyRankedTensor:$value);
+  let assemblyFormat = "$buffer `(` $value `)` attr-dict `:` type($value)";
 }
 
 //===----------------------------------------------------------------------===//
@@ -139,6 +189,26 @@ def WSC_ReduceOp : WSC_Op<"swarmx.reduce", [Pure]> {
   let arguments = (ins AnyRankedTensor:$partial, WSC_StreamOrderAttr:$order);
   let results = (outs WSC_StreamType:$stream);
   let assemblyFormat = "$partial `order` `(` $order `)` attr-dict `:` type($partial) `->` type($stream)";
+  let hasVerifier = 1;
+}
+
+def WSC_AllReduceOp : WSC_Op<"swarmx.all_reduce",
+    [Pure, AllTypesMatch<["partial", "sum"]>]> {
+  let summary = "SwarmX sums a per-system partial and returns it to every system";
+  let description = [{
+    Each system holds a sum over its own shard of the batch (BatchNorm's
+    per-channel sums, say); SwarmX adds them in FP32 up its tree and
+    broadcasts the total back down, so every system continues with the sum
+    over the whole batch, as one device would (synchronized batch
+    statistics). With one system it is the identity.
+
+    ```mlir
+    %sum = wsc.swarmx.all_reduce %partial : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$partial);
+  let results = (outs AnyRankedTensor:$sum);
+  let assemblyFormat = "$partial attr-dict `:` type($partial)";
   let hasVerifier = 1;
 }
 

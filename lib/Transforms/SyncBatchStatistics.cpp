@@ -1,0 +1,204 @@
+//===- SyncBatchStatistics.cpp - all-reduce sums over the batch -----------===//
+//
+// Each system sums over its own shard of the batch. A value that is a
+// homogeneous linear function of such partial sums (the mean: sum / n; a
+// weight gradient: sum * rstd) is a partial too: the systems' values add
+// up to the whole batch's. Any other use needs the whole batch's value: a
+// partial meeting per-sample values (x - mean), a nonlinear function of it
+// (rsqrt(var + eps)), a buffer update or an output. There the partial is
+// all-reduced through SwarmX, once, right after it is computed. The loss
+// and the gradients stay partial: SwarmX sums them at the end of the step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Transforms/BatchDims.h"
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "wsc-sync-batch-statistics"
+
+namespace mlir::wsc {
+#define GEN_PASS_DEF_WSCSYNCBATCHSTATISTICS
+#include "wsc/Transforms/Passes.h.inc"
+} // namespace mlir::wsc
+
+using namespace mlir;
+using namespace mlir::wsc;
+
+namespace {
+
+/// How a scalar of a linalg body depends on the partial-sum inputs.
+enum class Degree {
+  Zero,        ///< not at all
+  Linear,      ///< homogeneous linear: summing the systems' results commutes
+  Nonlinear,   ///< anything else (rsqrt of a variance, partial + eps)
+  Accumulator, ///< a zero-initialised accumulator: neutral in a sum
+};
+
+Degree add(Degree a, Degree b) {
+  if (a == Degree::Accumulator)
+    return b == Degree::Accumulator ? a : b;
+  if (b == Degree::Accumulator)
+    return a;
+  return a == b ? a : Degree::Nonlinear;
+}
+
+Degree multiply(Degree a, Degree b) {
+  if (a == Degree::Zero && b == Degree::Zero)
+    return Degree::Zero;
+  if ((a == Degree::Zero && b == Degree::Linear) || (a == Degree::Linear && b == Degree::Zero))
+    return Degree::Linear;
+  return Degree::Nonlinear;
+}
+
+/// True for a tensor every element of which starts at zero.
+bool isZeroInit(Value init) {
+  auto isZero = [](Value v) {
+    return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+  };
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return isZero(fill.getInputs()[0]);
+  if (auto generic = init.getDefiningOp<linalg::GenericOp>())
+    return generic.getNumDpsInputs() == 0 &&
+           llvm::all_of(generic.getBlock()->getTerminator()->getOperands(), isZero);
+  return isZero(init); // a zero splat constant
+}
+
+/// Whether every result of `op` is a homogeneous linear function of its
+/// operands in `partial`, so that each system's result is its share of
+/// the whole batch's (SwarmX may sum it later).
+bool isLinearIn(Operation *op, const DenseSet<Value> &partial) {
+  if (llvm::isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp,
+                tensor::CastOp, tensor::ExtractOp>(op))
+    return partial.contains(op->getOperand(0));
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.getBlock())
+    return false;
+  DenseMap<Value, Degree> degree;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value arg = linalgOp.getMatchingBlockArgument(&operand);
+    if (partial.contains(operand.get()))
+      degree[arg] = Degree::Linear;
+    else if (linalgOp.isDpsInit(&operand) && isZeroInit(operand.get()))
+      degree[arg] = Degree::Accumulator;
+  }
+  auto of = [&](Value v) { return degree.lookup(v); }; // Zero by default
+  for (Operation &scalar : linalgOp.getBlock()->without_terminator()) {
+    Degree d = Degree::Zero;
+    if (llvm::isa<arith::AddFOp, arith::SubFOp>(scalar))
+      d = add(of(scalar.getOperand(0)), of(scalar.getOperand(1)));
+    else if (llvm::isa<arith::MulFOp>(scalar))
+      d = multiply(of(scalar.getOperand(0)), of(scalar.getOperand(1)));
+    else if (llvm::isa<arith::DivFOp>(scalar))
+      d = of(scalar.getOperand(1)) == Degree::Zero
+              ? multiply(of(scalar.getOperand(0)), Degree::Zero)
+              : Degree::Nonlinear;
+    else if (llvm::isa<arith::NegFOp>(scalar))
+      d = of(scalar.getOperand(0)) == Degree::Accumulator ? Degree::Nonlinear
+                                                           : of(scalar.getOperand(0));
+    else if (llvm::any_of(scalar.getOperands(), [&](Value v) { return of(v) != Degree::Zero; }))
+      d = Degree::Nonlinear;
+    for (Value result : scalar.getResults())
+      degree[result] = d;
+  }
+  return llvm::all_of(linalgOp.getBlock()->getTerminator()->getOperands(),
+                      [&](Value v) { return of(v) == Degree::Linear; });
+}
+
+class BatchStatisticsSync {
+public:
+  BatchStatisticsSync(func::FuncOp func, const BatchDims &dims) : func(func), dims(dims) {}
+
+  LogicalResult run() {
+    Block &body = func.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+      if (failed(visit(&op)))
+        return failure();
+    // The loss and the gradients are summed by SwarmX; buffer updates and
+    // outputs must be the whole batch's on every system.
+    Operation *ret = body.getTerminator();
+    for (OpOperand &operand : ret->getOpOperands()) {
+      unsigned i = operand.getOperandNumber();
+      if (func.getResultAttr(i, "wsc.loss") || func.getResultAttr(i, "wsc.grad"))
+        continue;
+      if (partial.contains(operand.get()) && failed(useTotal(operand)))
+        return failure();
+    }
+    return success();
+  }
+
+private:
+  /// Keeps `op`'s results partial where they are linear in partial
+  /// operands; otherwise gives it the totals.
+  LogicalResult visit(Operation *op) {
+    if (llvm::isa<AllReduceOp>(op))
+      return success();
+    bool fromPartial = false, batched = false;
+    for (Value v : op->getOperands()) {
+      fromPartial |= partial.contains(v);
+      batched |= dims.lookup(v).has_value();
+    }
+    for (Value v : op->getResults())
+      batched |= dims.lookup(v).has_value();
+    if (fromPartial && (batched || !isLinearIn(op, partial))) {
+      for (OpOperand &operand : op->getOpOperands())
+        if (partial.contains(operand.get()) && failed(useTotal(operand)))
+          return failure();
+      fromPartial = false;
+    }
+    if (fromPartial || reducesOverBatch(op, dims))
+      for (Value v : op->getResults())
+        partial.insert(v);
+    return success();
+  }
+
+  /// Makes `use` read the whole batch's value: its partial all-reduced
+  /// right after it is computed (once per partial).
+  LogicalResult useTotal(OpOperand &use) {
+    Value value = use.get();
+    Value &sum = totals[value];
+    if (!sum) {
+      Operation *def = value.getDefiningOp();
+      auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+      if (!type || !type.getElementType().isF32())
+        return use.getOwner()->emitOpError("uses a sum over the batch of type ")
+               << value.getType() << "; SwarmX all-reduces f32 tensors only";
+      OpBuilder builder(def->getContext());
+      builder.setInsertionPointAfter(def);
+      LLVM_DEBUG(llvm::dbgs() << "all-reduce " << def->getName() << " at " << def->getLoc()
+                              << "\n");
+      sum = AllReduceOp::create(builder, def->getLoc(), type, value);
+    }
+    use.set(sum);
+    return success();
+  }
+
+  func::FuncOp func;
+  const BatchDims &dims;
+  DenseSet<Value> partial;       // per-system shares of a sum over the batch
+  DenseMap<Value, Value> totals; // partial -> its all-reduce
+};
+
+struct SyncBatchStatisticsPass
+    : public mlir::wsc::impl::WSCSyncBatchStatisticsBase<SyncBatchStatisticsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (TargetAttr::lookup(module).getSystems() == 1)
+      return;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      FailureOr<BatchDims> dims = BatchDims::compute(func);
+      if (failed(dims) || failed(BatchStatisticsSync(func, *dims).run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
