@@ -489,3 +489,57 @@ func.func @f(%g: tensor<4x3xf32>) {
   wsc.memx.update @w(%r) format(<mask>) : !wsc.stream<tensor<4x3xf32>>
   return
 }
+
+// -----
+
+// expected-error @+1 {{buffer shape must be static, got 'tensor<?xf32>'}}
+wsc.memx.buffer @m : tensor<?xf32>
+
+// -----
+
+// expected-error @+1 {{buffers are f32, i64 or i1 (float32, int64 or bool in PyTorch), got element type 'f16'}}
+wsc.memx.buffer @m : tensor<4xf16>
+
+// -----
+
+wsc.memx.buffer @m : tensor<4xf32>
+func.func @f() {
+  // expected-error @+1 {{buffer @m streams row_major and dense}}
+  %s = wsc.memx.stream @m order(<transposed>) : !wsc.stream<tensor<4xf32>>
+  return
+}
+
+// -----
+
+wsc.memx.buffer @m : tensor<4xf32>
+func.func @f() {
+  // expected-error @+1 {{stream type 'tensor<4xf16>' does not match buffer @m of type 'tensor<4xf32>'}}
+  %s = wsc.memx.stream @m order(<row_major>) : !wsc.stream<tensor<4xf16>>
+  return
+}
+
+// -----
+
+wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f(%v: tensor<4xf32>) {
+  // expected-error @+1 {{references @w, which is not a wsc.memx.buffer}}
+  wsc.memx.assign @w(%v) : tensor<4xf32>
+  return
+}
+
+// -----
+
+wsc.memx.buffer @m : tensor<4xf32>
+func.func @f(%v: tensor<2xf32>) {
+  // expected-error @+1 {{value type 'tensor<2xf32>' does not match buffer @m of type 'tensor<4xf32>'}}
+  wsc.memx.assign @m(%v) : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<4xi64>) {
+  // expected-error @+1 {{SwarmX sums in FP32, got element type 'i64'}}
+  %s = wsc.swarmx.all_reduce %v : tensor<4xi64>
+  return
+}

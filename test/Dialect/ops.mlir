@@ -8,6 +8,10 @@ module attributes {wsc.target = #wsc.target<grid_x = 64, grid_y = 32, systems = 
   wsc.memx.param @fc.weight : tensor<4x3xf32> optimizer(<adamw, lr = 1.0e-2, beta2 = 0.95, amsgrad = true, weight_decay = 0.1>)
   // CHECK: wsc.memx.param @fc.bias : tensor<4xf32> optimizer(<sgd, lr = 1.000000e-01, momentum = 9.000000e-01, nesterov = true>)
   wsc.memx.param @fc.bias : tensor<4xf32> optimizer(<sgd, lr = 0.1, momentum = 0.9, nesterov = true>)
+  // CHECK: wsc.memx.buffer @bn.running_mean : tensor<4xf32>
+  wsc.memx.buffer @bn.running_mean : tensor<4xf32>
+  // CHECK: wsc.memx.buffer @bn.num_batches_tracked : tensor<i64>
+  wsc.memx.buffer @bn.num_batches_tracked : tensor<i64>
 
   // CHECK-LABEL: func.func @step
   func.func @step(%x: tensor<8x3xf32>) -> tensor<8x4xf32> {
@@ -28,6 +32,15 @@ module attributes {wsc.target = #wsc.target<grid_x = 64, grid_y = 32, systems = 
     %g = wsc.swarmx.reduce %gw order(<transposed>) : tensor<3x4xf32> -> !wsc.stream<tensor<4x3xf32>>
     // CHECK: wsc.memx.update @fc.weight(%[[G]]) : <tensor<4x3xf32>>
     wsc.memx.update @fc.weight(%g) : !wsc.stream<tensor<4x3xf32>>
+    // CHECK: %[[M:.*]] = wsc.memx.stream @bn.running_mean order(<row_major>) : <tensor<4xf32>>
+    %m = wsc.memx.stream @bn.running_mean order(<row_major>) : !wsc.stream<tensor<4xf32>>
+    // CHECK: %[[N:.*]] = wsc.memx.stream @bn.num_batches_tracked order(<row_major>) : <tensor<i64>>
+    %n = wsc.memx.stream @bn.num_batches_tracked order(<row_major>) : !wsc.stream<tensor<i64>>
+    // CHECK: %[[T:.*]] = wsc.swarmx.all_reduce %{{.*}} : tensor<4xf32>
+    %p = tensor.empty() : tensor<4xf32>
+    %t = wsc.swarmx.all_reduce %p : tensor<4xf32>
+    // CHECK: wsc.memx.assign @bn.running_mean(%[[T]]) : tensor<4xf32>
+    wsc.memx.assign @bn.running_mean(%t) : tensor<4xf32>
     // FOLD-LABEL: func.func @step
     // FOLD-NOT: wsc.layout_convert %{{.*}} from(<dims = ["b", "h"], x = ["h"], y = ["b"]>) to(<dims = ["b", "h"], x = ["h"], y = ["b"]>)
     %same = wsc.layout_convert %c from(#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"]>) to(#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"]>) : tensor<8x4xf32>

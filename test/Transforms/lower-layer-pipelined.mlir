@@ -76,3 +76,12 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name 
     return %c, %x : tensor<f32>, tensor<2xf32>
   }
 }
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+  // expected-error @+1 {{buffer 'bn.running_mean' (e.g. BatchNorm running statistics): layer-pipelined mode keeps no buffers yet; use mode=weight_streaming}}
+  func.func @f(%m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<2xf32>
+  }
+}

@@ -260,3 +260,96 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
     return %c : tensor<f32>
   }
 }
+
+// -----
+
+// Buffers: declared in MemoryX, streamed to each kernel in their own type
+// (an i64 counter arrives as i64), and replaced after the step by the
+// value the kernel computed.
+// SPLIT-LABEL: wsc.memx.buffer @bn.running_mean : tensor<2xf32>
+// SPLIT: wsc.memx.buffer @bn.num_batches_tracked : tensor<i64>
+// SPLIT-LABEL: func.func @buffers
+// SPLIT-SAME: (%arg0: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64})
+// SPLIT: %[[M:.*]] = wsc.memx.stream @bn.running_mean order(<row_major>) : <tensor<2xf32>>
+// SPLIT: %[[MB:.*]] = wsc.swarmx.broadcast %[[M]] : <tensor<2xf32>>
+// SPLIT: %[[N:.*]] = wsc.memx.stream @bn.num_batches_tracked order(<row_major>) : <tensor<i64>>
+// SPLIT: %[[NB:.*]] = wsc.swarmx.broadcast %[[N]] : <tensor<i64>>
+// SPLIT: %[[K:.*]]:2 = wsc.kernel "bn.fwd" layer("bn") phase(<forward>) (%arg0, %[[NB]])
+// SPLIT-NEXT: ^bb0(%{{.*}}: tensor<4x2xf32>, %{{.*}}: tensor<i64>):
+// SPLIT: wsc.memx.assign @bn.num_batches_tracked(%[[K]]#1) : tensor<i64>
+// SPLIT: %[[L:.*]]:2 = wsc.kernel "bn.fwd.1" {{.*}}, %[[MB]])
+// SPLIT: wsc.memx.assign @bn.running_mean(%[[L]]#1) : tensor<2xf32>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d1)>
+#map2 = affine_map<() -> ()>
+#map3 = affine_map<(d0) -> (d0)>
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = #wsc.target<systems = 2>} {
+  func.func @buffers(%arg0: tensor<2xf32> {wsc.param = "bn.weight"}, %arg1: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %arg2: tensor<i64> {wsc.buffer = "bn.num_batches_tracked"}, %arg3: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.buffer_update = "bn.running_mean"}, tensor<i64> {wsc.buffer_update = "bn.num_batches_tracked"}) {
+    %0:2 = wsc.kernel "bn.fwd" layer("bn") phase(<forward>) (%arg3, %arg2) : (tensor<4x2xf32>, tensor<i64>) -> (tensor<2xf32>, tensor<i64>) {
+    ^bb0(%arg4: tensor<4x2xf32>, %arg5: tensor<i64>):
+      %cst = arith.constant 0.000000e+00 : f32
+      %3 = tensor.empty() : tensor<2xf32>
+      %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<2xf32>) -> tensor<2xf32>
+      %5 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["reduction", "parallel"]} ins(%arg4 : tensor<4x2xf32>) outs(%4 : tensor<2xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %8 = arith.addf %in, %out : f32
+        linalg.yield %8 : f32
+      } -> tensor<2xf32>
+      %c1_i64 = arith.constant 1 : i64
+      %6 = tensor.empty() : tensor<i64>
+      %7 = linalg.generic {indexing_maps = [#map2, #map2], iterator_types = []} ins(%arg5 : tensor<i64>) outs(%6 : tensor<i64>) {
+      ^bb0(%in: i64, %out: i64):
+        %8 = arith.addi %in, %c1_i64 : i64
+        linalg.yield %8 : i64
+      } -> tensor<i64>
+      wsc.yield %5, %7 : tensor<2xf32>, tensor<i64>
+    }
+    %1 = wsc.swarmx.all_reduce %0#0 : tensor<2xf32>
+    %2:2 = wsc.kernel "bn.fwd.1" layer("bn") phase(<forward>) (%arg3, %1, %arg0, %arg1) : (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>) {
+    ^bb0(%arg4: tensor<4x2xf32>, %arg5: tensor<2xf32>, %arg6: tensor<2xf32>, %arg7: tensor<2xf32>):
+      %3 = tensor.empty() : tensor<4x2xf32>
+      %4 = linalg.generic {indexing_maps = [#map, #map1, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%arg4, %arg5, %arg6 : tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%3 : tensor<4x2xf32>) {
+      ^bb0(%in: f32, %in_0: f32, %in_1: f32, %out: f32):
+        %7 = arith.subf %in, %in_0 : f32
+        %8 = arith.mulf %7, %in_1 : f32
+        linalg.yield %8 : f32
+      } -> tensor<4x2xf32>
+      %5 = tensor.empty() : tensor<2xf32>
+      %6 = linalg.generic {indexing_maps = [#map3, #map3, #map3], iterator_types = ["parallel"]} ins(%arg7, %arg5 : tensor<2xf32>, tensor<2xf32>) outs(%5 : tensor<2xf32>) {
+      ^bb0(%in: f32, %in_0: f32, %out: f32):
+        %7 = arith.addf %in, %in_0 : f32
+        linalg.yield %7 : f32
+      } -> tensor<2xf32>
+      wsc.yield %4, %6 : tensor<4x2xf32>, tensor<2xf32>
+    }
+    return %2#0, %2#1, %0#1 : tensor<4x2xf32>, tensor<2xf32>, tensor<i64>
+  }
+}
+
+
+// -----
+
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  // expected-error @+1 {{buffer 'bn.running_mean' must be a static f32, i64 or i1 tensor, got 'tensor<2xf16>'}}
+  func.func @f(%m: tensor<2xf16> {wsc.buffer = "bn.running_mean"}, %x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  // expected-error @+1 {{update of 'bn.running_mean' is not produced by a kernel}}
+  func.func @f(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.buffer_update = "bn.running_mean"}) {
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  // expected-error @+1 {{buffer 'm' declared twice}}
+  func.func @f(%m: tensor<2xf32> {wsc.buffer = "m"}, %n: tensor<2xf32> {wsc.buffer = "m"}, %x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<2xf32>
+  }
+}

@@ -1,0 +1,194 @@
+// RUN: wsc-opt %s --wsc-sync-batch-statistics -split-input-file -verify-diagnostics | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+
+// Centring by the batch mean: the sum over the batch is partial, and so is
+// the mean (sum / 4, linear in it). The centring meets per-sample values, so
+// it reads the mean all-reduced, once, right after the mean is computed.
+// CHECK-LABEL: func.func @centre
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}}ins(%[[SUM]] : tensor<2xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.divf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[TOTAL:.*]] = wsc.swarmx.all_reduce %[[MEAN]] : tensor<2xf32>
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: ins(%arg0, %[[TOTAL]] : tensor<4x2xf32>, tensor<2xf32>)
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @centre(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 4.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %mean = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%sum : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %in, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %o = tensor.empty() : tensor<4x2xf32>
+  %c = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %mean : tensor<4x2xf32>, tensor<2xf32>) outs(%o : tensor<4x2xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %r = arith.subf %in, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+
+// rsqrt(var + eps) is not linear in the partial variance: it takes the
+// total. A weight gradient (sum of dy * x, times that whole-batch rstd) is
+// linear in its partial sum and stays partial: SwarmX sums it at the end.
+// A buffer update (running = 0.9 * running + 0.1 * var) is affine, so it
+// takes the total too, the same all-reduce.
+// CHECK-LABEL: func.func @variance
+// CHECK: %[[VAR:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK: %[[VT:.*]] = wsc.swarmx.all_reduce %[[VAR]] : tensor<2xf32>
+// CHECK: %[[RSTD:.*]] = linalg.generic {{.*}}ins(%[[VT]] : tensor<2xf32>)
+// CHECK: math.rsqrt
+// CHECK: %[[G:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK: %[[GRAD:.*]] = linalg.generic {{.*}}ins(%[[G]], %[[RSTD]] : tensor<2xf32>, tensor<2xf32>)
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: %[[NEWVAR:.*]] = linalg.generic {{.*}}ins(%arg2, %[[VT]] : tensor<2xf32>, tensor<2xf32>)
+// CHECK: return {{.*}}, %[[GRAD]], %[[NEWVAR]]
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @variance(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %dy: tensor<4x2xf32> {wsc.label = 0 : i64}, %running: tensor<2xf32> {wsc.buffer = "bn.running_var"}) -> (tensor<f32> {wsc.loss}, tensor<2xf32> {wsc.grad = "bn.weight"}, tensor<2xf32> {wsc.buffer_update = "bn.running_var"}) {
+  %zero = arith.constant 0.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %m = arith.constant 0.1 : f32
+  %keep = arith.constant 0.9 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %var = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %r = arith.addf %sq, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %rstd = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%var : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %eps : f32
+    %r = math.rsqrt %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id, #col], iterator_types = ["reduction", "parallel"]} ins(%dy, %x : tensor<4x2xf32>, tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %p, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %grad = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%g, %rstd : tensor<2xf32>, tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %run = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%running, %var : tensor<2xf32>, tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %p = arith.mulf %a, %keep : f32
+    %q = arith.mulf %b, %m : f32
+    %r = arith.addf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %loss = arith.constant dense<0.0> : tensor<f32>
+  return %loss, %grad, %run : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+}
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A model output that sums over the batch is gathered from one system: it
+// must be the whole batch's sum.
+// CHECK-LABEL: func.func @output
+// CHECK: %[[S:.*]] = linalg.generic
+// CHECK: %[[T:.*]] = wsc.swarmx.all_reduce %[[S]] : tensor<2xf32>
+// CHECK: return %[[T]]
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @output(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %s = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// SwarmX adds FP32 only: a count over the batch cannot be synchronized.
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @count(%x: tensor<4x2xi64> {wsc.input = 0 : i64}) -> (tensor<4x2xi64> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<2xi64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<2xi64>) -> tensor<2xi64>
+  %s = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xi64>) outs(%f : tensor<2xi64>) {
+  ^bb0(%in: i64, %acc: i64):
+    %r = arith.addi %in, %acc : i64
+    linalg.yield %r : i64
+  } -> tensor<2xi64>
+  %o = tensor.empty() : tensor<4x2xi64>
+  // expected-error @+1 {{uses a sum over the batch of type 'tensor<2xi64>'; SwarmX all-reduces f32 tensors only}}
+  %c = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<4x2xi64>, tensor<2xi64>) outs(%o : tensor<4x2xi64>) {
+  ^bb0(%in: i64, %m: i64, %out: i64):
+    %r = arith.subi %in, %m : i64
+    linalg.yield %r : i64
+  } -> tensor<4x2xi64>
+  return %c : tensor<4x2xi64>
+}
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+
+// One system sums the whole batch: nothing to synchronize.
+// CHECK-LABEL: func.func @one_system
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: return
+func.func @one_system(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 4.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %mean = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%sum : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %in, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %o = tensor.empty() : tensor<4x2xf32>
+  %c = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %mean : tensor<4x2xf32>, tensor<2xf32>) outs(%o : tensor<4x2xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %r = arith.subf %in, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
