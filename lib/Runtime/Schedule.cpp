@@ -1761,9 +1761,11 @@ private:
     for (size_t i = 0; i < s_.steps.size(); ++i) {
       const Step &st = s_.steps[i];
       if (st.kind == updateKind || st.kind == StepKind::BufferUpdate) {
+        const bool buffer = s_.params[st.param].buffer;
         if (updateAt[st.param] >= 0)
-          fail(s_.source, ": ", st.path, ": parameter '", s_.params[st.param].name,
-               "' already has a ", update, " at steps[", updateAt[st.param], "]");
+          fail(s_.source, ": ", st.path, ": ", buffer ? "buffer '" : "parameter '",
+               s_.params[st.param].name, "' already has a ", buffer ? "buffer_update" : update,
+               " at steps[", updateAt[st.param], "]");
         updateAt[st.param] = static_cast<int>(i);
       } else if (st.kind == readKind && updateAt[st.param] >= 0) {
         fail(s_.source, ": ", st.path, ": parameter '", s_.params[st.param].name, "' is ",

@@ -302,7 +302,8 @@ LogicalResult KernelFormer::assignOps() {
                             << plan->name() << "\n");
   }
   // Ops feeding only steps of their own (an all-reduce) join their latest
-  // producer's kernel.
+  // producer's kernel, in program order.
+  SmallVector<Operation *> unplaced;
   for (Operation *op : llvm::reverse(orphans)) {
     KernelPlan *plan = nullptr;
     unsigned latest = 0;
@@ -314,21 +315,30 @@ LogicalResult KernelFormer::assignOps() {
         latest = indexOf[def];
       }
     });
-    // No producer (a statistic of the inputs): the kernel after the step,
-    // which is then split around it.
+    if (plan)
+      kernelOf[op] = plan;
+    else
+      unplaced.push_back(op);
+  }
+  // Without a producer (statistics of the inputs): the first kernel after
+  // them, seen through the steps, which then splits around those steps.
+  for (Operation *op : llvm::reverse(unplaced)) {
+    KernelPlan *plan = nullptr;
     unsigned first = ~0u;
-    const bool hasProducer = plan != nullptr;
-    for (Operation *mark : op->getUsers()) {
-      if (hasProducer)
-        break;
-      for (Operation *user : mark->getUsers()) {
-        auto it = kernelOf.find(user);
-        if (it != kernelOf.end() && !it->second->mark && indexOf[user] < first) {
-          first = indexOf[user];
-          plan = it->second;
-        }
+    auto consider = [&](Operation *user) {
+      auto it = kernelOf.find(user);
+      if (it == kernelOf.end())
+        return false;
+      if (!it->second->mark && indexOf[user] < first) {
+        first = indexOf[user];
+        plan = it->second;
       }
-    }
+      return it->second->mark;
+    };
+    for (Operation *user : op->getUsers())
+      if (consider(user))
+        for (Operation *next : user->getUsers())
+          consider(next);
     if (!plan)
       return op->emitOpError("cannot be placed in a kernel: it touches no "
                              "parameter and feeds no kernel");

@@ -13,7 +13,7 @@ import wsc
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
 from wsc import _tools
 from wsc.export import export_inference
-from cnn_models import small_cnn
+from cnn_models import ResNet, small_cnn
 from transformer_models import BERT, GPT, padded_batches, token_batches
 
 
@@ -52,4 +52,21 @@ def test_inference_matches_pytorch(name, systems, mode):
     assert got_mode == mode
     with torch.no_grad():
         want = model(*inputs)
+    np.testing.assert_allclose(out, want.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("systems", [1, 2, 3])
+def test_resnet_inference_reads_the_running_statistics(systems):
+    """BatchNorm in eval mode normalizes by its buffers, which MemoryX streams
+    like weights (so even one system runs weight streaming)."""
+    torch.manual_seed(0)
+    model = ResNet().eval()
+    for bn in (m for m in model.modules() if isinstance(m, nn.BatchNorm2d)):
+        bn.running_mean.uniform_(-0.5, 0.5)
+        bn.running_var.uniform_(0.5, 2.0)
+    x = torch.randn(5, 3, 16, 16)
+    got_mode, (out,) = infer(model, (x,), systems)
+    assert got_mode == "weight_streaming"
+    with torch.no_grad():
+        want = model(x)
     np.testing.assert_allclose(out, want.numpy(), rtol=1e-4, atol=1e-5)

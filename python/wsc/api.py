@@ -143,7 +143,10 @@ class Program:
             "warnings": re.findall(r"warning: (.*)", self.diagnostics),
             "systems": self.schedule["systems"],
             "stream_dtype": self.schedule["stream_dtype"],
-            "params": sum(int(np.prod(p["shape"])) for p in self.schedule["params"]),
+            "params": sum(int(np.prod(p["shape"])) for p in self.schedule["params"]
+                          if not p.get("buffer")),
+            "buffers": sum(int(np.prod(p["shape"])) for p in self.schedule["params"]
+                           if p.get("buffer")),
             "kernels": [k["name"] for k in kernels],
             "layouts": layouts,
             # Sparsity masks: each sparse parameter's current density.

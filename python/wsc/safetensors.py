@@ -14,7 +14,7 @@ def save(tensors: Dict[str, np.ndarray], path: str) -> None:
     """Writes `tensors` (name -> array) to `path`, data 8-byte aligned."""
     header, offset, blobs = {}, 0, []
     for name, array in tensors.items():
-        array = np.ascontiguousarray(array)
+        array = np.asarray(array, order="C")  # ascontiguousarray would make a scalar 1-D
         if array.dtype not in _NAMES:
             raise TypeError(f"{name}: dtype {array.dtype} has no safetensors name")
         data = array.tobytes()
