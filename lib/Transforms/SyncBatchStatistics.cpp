@@ -35,26 +35,30 @@ namespace {
 
 /// How a scalar of a linalg body depends on the partial-sum inputs.
 enum class Degree {
-  Zero,        ///< not at all
-  Linear,      ///< homogeneous linear: summing the systems' results commutes
-  Nonlinear,   ///< anything else (rsqrt of a variance, partial + eps)
-  Accumulator, ///< a zero-initialised accumulator: neutral in a sum
+  Zero,      ///< not at all
+  Linear,    ///< homogeneous linear: summing the systems' results commutes
+  Nonlinear, ///< anything else (rsqrt of a variance, partial + eps)
+  Nothing,   ///< always 0 (a zero constant, a zero-initialised accumulator):
+             ///< both independent and linear
 };
 
+/// a + b, and select(c, a, b) with c independent of the partials.
 Degree add(Degree a, Degree b) {
-  if (a == Degree::Accumulator)
-    return b == Degree::Accumulator ? a : b;
-  if (b == Degree::Accumulator)
+  if (a == Degree::Nothing)
+    return b;
+  if (b == Degree::Nothing)
     return a;
   return a == b ? a : Degree::Nonlinear;
 }
 
 Degree multiply(Degree a, Degree b) {
-  if (a == Degree::Zero && b == Degree::Zero)
-    return Degree::Zero;
-  if ((a == Degree::Zero && b == Degree::Linear) || (a == Degree::Linear && b == Degree::Zero))
-    return Degree::Linear;
-  return Degree::Nonlinear;
+  if (a == Degree::Nonlinear || b == Degree::Nonlinear)
+    return Degree::Nonlinear;
+  if (a == Degree::Nothing || b == Degree::Nothing)
+    return Degree::Nothing;
+  if (a == Degree::Linear && b == Degree::Linear)
+    return Degree::Nonlinear;
+  return a == Degree::Linear || b == Degree::Linear ? Degree::Linear : Degree::Zero;
 }
 
 /// True for a tensor every element of which starts at zero.
@@ -86,9 +90,13 @@ bool isLinearIn(Operation *op, const DenseSet<Value> &partial) {
     if (partial.contains(operand.get()))
       degree[arg] = Degree::Linear;
     else if (linalgOp.isDpsInit(&operand) && isZeroInit(operand.get()))
-      degree[arg] = Degree::Accumulator;
+      degree[arg] = Degree::Nothing;
   }
-  auto of = [&](Value v) { return degree.lookup(v); }; // Zero by default
+  auto of = [&](Value v) {
+    if (auto it = degree.find(v); it != degree.end())
+      return it->second;
+    return matchPattern(v, m_AnyZeroFloat()) ? Degree::Nothing : Degree::Zero;
+  };
   for (Operation &scalar : linalgOp.getBlock()->without_terminator()) {
     Degree d = Degree::Zero;
     if (llvm::isa<arith::AddFOp, arith::SubFOp>(scalar))
@@ -96,19 +104,25 @@ bool isLinearIn(Operation *op, const DenseSet<Value> &partial) {
     else if (llvm::isa<arith::MulFOp>(scalar))
       d = multiply(of(scalar.getOperand(0)), of(scalar.getOperand(1)));
     else if (llvm::isa<arith::DivFOp>(scalar))
-      d = of(scalar.getOperand(1)) == Degree::Zero
-              ? multiply(of(scalar.getOperand(0)), Degree::Zero)
+      d = of(scalar.getOperand(1)) == Degree::Zero ? multiply(of(scalar.getOperand(0)), Degree::Zero)
+                                                   : Degree::Nonlinear;
+    else if (llvm::isa<arith::NegFOp, arith::ExtFOp, arith::TruncFOp>(scalar))
+      d = of(scalar.getOperand(0));
+    else if (auto select = llvm::dyn_cast<arith::SelectOp>(scalar))
+      d = of(select.getCondition()) == Degree::Zero
+              ? add(of(select.getTrueValue()), of(select.getFalseValue()))
               : Degree::Nonlinear;
-    else if (llvm::isa<arith::NegFOp>(scalar))
-      d = of(scalar.getOperand(0)) == Degree::Accumulator ? Degree::Nonlinear
-                                                           : of(scalar.getOperand(0));
-    else if (llvm::any_of(scalar.getOperands(), [&](Value v) { return of(v) != Degree::Zero; }))
+    else if (llvm::any_of(scalar.getOperands(), [&](Value v) {
+               Degree o = of(v);
+               return o == Degree::Linear || o == Degree::Nonlinear;
+             }))
       d = Degree::Nonlinear;
     for (Value result : scalar.getResults())
       degree[result] = d;
   }
-  return llvm::all_of(linalgOp.getBlock()->getTerminator()->getOperands(),
-                      [&](Value v) { return of(v) == Degree::Linear; });
+  return llvm::all_of(linalgOp.getBlock()->getTerminator()->getOperands(), [&](Value v) {
+    return of(v) == Degree::Linear || of(v) == Degree::Nothing;
+  });
 }
 
 class BatchStatisticsSync {
@@ -125,8 +139,14 @@ public:
     Operation *ret = body.getTerminator();
     for (OpOperand &operand : ret->getOpOperands()) {
       unsigned i = operand.getOperandNumber();
-      if (func.getResultAttr(i, "wsc.loss") || func.getResultAttr(i, "wsc.grad"))
+      if (func.getResultAttr(i, "wsc.loss") || func.getResultAttr(i, "wsc.grad")) {
+        // Summed by SwarmX: it must be each system's share, not a total.
+        if (whole.contains(operand.get()))
+          return operand.get().getDefiningOp()->emitOpError("computes result #")
+                 << i << " (a loss or gradient, which SwarmX sums over the systems) "
+                 << "from whole-batch sums; every system would send the whole value";
         continue;
+      }
       if (partial.contains(operand.get()) && failed(useTotal(operand)))
         return failure();
     }
@@ -139,9 +159,10 @@ private:
   LogicalResult visit(Operation *op) {
     if (llvm::isa<AllReduceOp>(op))
       return success();
-    bool fromPartial = false, batched = false;
+    bool fromPartial = false, fromWhole = false, batched = false;
     for (Value v : op->getOperands()) {
       fromPartial |= partial.contains(v);
+      fromWhole |= whole.contains(v);
       batched |= dims.lookup(v).has_value();
     }
     for (Value v : op->getResults())
@@ -151,10 +172,16 @@ private:
         if (partial.contains(operand.get()) && failed(useTotal(operand)))
           return failure();
       fromPartial = false;
+      fromWhole = true;
     }
-    if (fromPartial || reducesOverBatch(op, dims))
+    if (fromPartial || reducesOverBatch(op, dims)) {
       for (Value v : op->getResults())
         partial.insert(v);
+    } else if (fromWhole) {
+      for (Value v : op->getResults())
+        if (!dims.lookup(v))
+          whole.insert(v);
+    }
     return success();
   }
 
@@ -182,6 +209,7 @@ private:
   func::FuncOp func;
   const BatchDims &dims;
   DenseSet<Value> partial;       // per-system shares of a sum over the batch
+  DenseSet<Value> whole;         // non-batch values computed from totals
   DenseMap<Value, Value> totals; // partial -> its all-reduce
 };
 

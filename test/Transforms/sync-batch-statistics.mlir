@@ -192,3 +192,72 @@ func.func @one_system(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2x
   } -> tensor<4x2xf32>
   return %c : tensor<4x2xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// An embedding's gradient: a sum over the batch routed to table rows by
+// select(row == id, g, 0). Selecting between a partial and zero is linear:
+// the gradient stays partial, nothing is all-reduced.
+// CHECK-LABEL: func.func @scatter
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: return
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @scatter(%g: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<3x2xf32> {wsc.grad = "tok.weight"}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %s = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%g : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %te = tensor.empty() : tensor<3x2xf32>
+  %tf = linalg.fill ins(%zero : f32) outs(%te : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %pos = arith.constant dense<[0, 2]> : tensor<2xi64>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%pos, %s : tensor<2xi64>, tensor<2xf32>) outs(%tf : tensor<3x2xf32>) {
+  ^bb0(%id: i64, %v: f32, %acc: f32):
+    %row = linalg.index 0 : index
+    %r64 = arith.index_cast %row : index to i64
+    %hit = arith.cmpi eq, %id, %r64 : i64
+    %x = arith.select %hit, %v, %zero : f32
+    %r = arith.addf %acc, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<3x2xf32>
+  %loss = arith.constant dense<0.0> : tensor<f32>
+  return %loss, %t : tensor<f32>, tensor<3x2xf32>
+}
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+
+// A gradient that is a nonlinear function of a sum over the batch would be
+// the whole value on every system, which SwarmX would then add twice.
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @nonlinear_gradient(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<2xf32> {wsc.grad = "w"}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %s = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  // expected-error @+1 {{computes result #1 (a loss or gradient, which SwarmX sums over the systems) from whole-batch sums; every system would send the whole value}}
+  %g = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%s : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.rsqrt %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %loss = arith.constant dense<0.0> : tensor<f32>
+  return %loss, %g : tensor<f32>, tensor<2xf32>
+}
+}
