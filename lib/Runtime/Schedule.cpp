@@ -781,8 +781,18 @@ private:
     const std::string f = j->asString();
     if (f == "dense")
       return StreamFormat::Dense;
+    if (f == "rows" && sparse == StreamFormat::Mask) {
+      const ParamSpec &p = s_.params[param];
+      if (p.shape.size() != 2 || p.sparsity)
+        j->error("format 'rows' needs a dense 2-D parameter, but '", p.name, "' is ",
+                 p.sparsity ? "sparse" : "of rank " + std::to_string(p.shape.size()));
+      if (step.at("order").asString() != "row_major")
+        j->error("format 'rows' streams in row_major order");
+      return StreamFormat::Rows;
+    }
     if (f != sparseName)
-      j->error("unknown format '", f, "' (expected 'dense' or '", sparseName, "')");
+      j->error("unknown format '", f, "' (expected ",
+               sparse == StreamFormat::Csr ? "'dense' or 'csr')" : "'dense', 'mask' or 'rows')");
     const ParamSpec &p = s_.params[param];
     if (!p.sparsity)
       j->error("format '", f, "' needs a sparse parameter, but '", p.name,
@@ -901,10 +911,10 @@ private:
       JsonReader order = j.at("order");
       st.order = parseOrder(order);
       st.bytes = nonNegative(j.at("bytes"));
+      st.format = parseFormat(j, st.param, StreamFormat::Mask);
       gradientOperand(j, st, streamShape(st.param, st.order, order),
                       "parameter '" + s_.params[st.param].name + "' in " + order.asString() +
                           " order");
-      st.format = parseFormat(j, st.param, StreamFormat::Mask);
     } else if (op == "layout_convert") {
       st.kind = StepKind::LayoutConvert;
       JsonReader operand = j.at("operand"), result = j.at("result");

@@ -24,9 +24,15 @@ void Session::initSparse() {
     return;
   for (const ParamSpec &p : s.params)
     sparse_ = sparse_ || p.sparsity.has_value();
+  // Rows gradient streams (embedding tables) move the bytes of their
+  // actual non-zero rows.
+  const bool rows = std::any_of(s.steps.begin(), s.steps.end(), [](const Step &st) {
+    return st.format == StreamFormat::Rows;
+  });
+  if (sparse_ || rows)
+    streamBytes_.assign(s.steps.size(), -1.0);
   if (!sparse_)
     return;
-  streamBytes_.assign(s.steps.size(), -1.0);
   requestBytes_.assign(s.steps.size(), 0.0);
   sentRequest_.assign(s.steps.size(), nullptr);
   requestDensity_.assign(s.params.size(), 1.0);
@@ -52,12 +58,12 @@ void Session::initSparse() {
 }
 
 void Session::startSparseStep() {
+  std::fill(streamBytes_.begin(), streamBytes_.end(), -1.0);
   if (!sparse_)
     return;
   spmmAtStart_ = interpreter_.execCount(ExecMode::Spmm);
   sddmmAtStart_ = interpreter_.execCount(ExecMode::Sddmm);
   fallbacksAtStart_ = interpreter_.denseFallbacks();
-  std::fill(streamBytes_.begin(), streamBytes_.end(), -1.0);
   const MemoryX &mx = *memoryX_;
   for (size_t p = 0; p < schedule_.params.size(); ++p) {
     const int64_t phi = numElements(schedule_.params[p].shape);
@@ -88,11 +94,13 @@ void Session::startSparseStep() {
 
 void Session::sparseWork(StepWork &work) {
   const Schedule &s = schedule_;
+  if (!streamBytes_.empty()) {
+    work.streamBytes.resize(s.steps.size());
+    for (size_t si = 0; si < s.steps.size(); ++si)
+      work.streamBytes[si] = streamBytes_[si] >= 0 ? streamBytes_[si] : s.steps[si].bytes;
+  }
   if (!sparse_)
     return;
-  work.streamBytes.resize(s.steps.size());
-  for (size_t si = 0; si < s.steps.size(); ++si)
-    work.streamBytes[si] = streamBytes_[si] >= 0 ? streamBytes_[si] : s.steps[si].bytes;
   work.requestBytes = requestBytes_;
   // MemoryX updates a sparse parameter's active weights only.
   work.updateFraction.resize(s.params.size());

@@ -47,6 +47,9 @@ private:
   json::Object emitTarget();
   json::Object emitVts();
   /// Cycles to move every element of `value` once over the fabric, from
+  /// The predicted bytes of a rows gradient stream of kernel result
+  /// `gradient` (rowStreamBytes on the busiest system).
+  double rowsBytes(Value gradient);
   /// `layout`: the busiest PE's share plus a crossing of the wafer.
   double moveCycles(Value value, LayoutAttr layout);
   /// The sparsity of MemoryX parameter `name` (the verifier guarantees one
@@ -195,6 +198,13 @@ json::Object Emitter::emitVts() {
   json::Array masks;
   masks.push_back(json::Object{{"value", idOf(ragged.getMask())}, {"seq", ragged.getSeq()}});
   return json::Object{{"threshold", threshold}, {"masks", std::move(masks)}};
+}
+
+double Emitter::rowsBytes(Value gradient) {
+  auto kernel = gradient.getDefiningOp<KernelOp>();
+  Value yielded = kernel.getBodyBlock().getTerminator()->getOperand(
+      llvm::cast<OpResult>(gradient).getResultNumber());
+  return *rowStreamBytes(yielded, dims, largestShard(dims.getGlobalBatch(), target.systems));
 }
 
 double Emitter::moveCycles(Value value, LayoutAttr layout) {
@@ -585,6 +595,8 @@ FailureOr<json::Object> Emitter::emit() {
       if (update.getFormatOrDense() == StreamFormat::Mask)
         bytes = 4.0 * std::floor(sparsityOf(update.getParam()).getDensity().convertToDouble() *
                                  double(type.getTensor().getNumElements()));
+      if (update.getFormatOrDense() == StreamFormat::Rows)
+        bytes = rowsBytes(reduce.getPartial());
       steps.push_back(json::Object{
           {"op", "gradient_stream"},
           {"param", update.getParam().str()},

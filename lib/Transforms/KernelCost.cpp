@@ -112,6 +112,30 @@ static std::optional<unsigned> oneHotLoop(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+std::optional<double> mlir::wsc::rowStreamBytes(Value table, const BatchDims &dims,
+                                                int64_t localBatch) {
+  auto op = table.getDefiningOp<linalg::LinalgOp>();
+  auto type = llvm::dyn_cast<RankedTensorType>(table.getType());
+  std::optional<unsigned> loop = op ? oneHotLoop(op) : std::nullopt;
+  if (!loop || !type || type.getRank() != 2)
+    return std::nullopt;
+  AffineMap map = op.getIndexingMapMatchingResult(llvm::cast<OpResult>(table));
+  auto row = llvm::dyn_cast<AffineDimExpr>(map.getResult(0));
+  if (!row || row.getPosition() != *loop)
+    return std::nullopt;
+  int64_t indices = 1;
+  for (auto [range, kind] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+    if (kind == utils::IteratorType::reduction)
+      indices *= std::max<int64_t>(range, 1);
+  // Indices of the batch (token ids) shrink to the system's shard; others
+  // (positions) do not.
+  bool batched = llvm::any_of(op->getOperands(), [&](Value v) { return dims.lookup(v); });
+  if (batched && dims.getGlobalBatch() > 0)
+    indices = llvm::divideCeil(indices * localBatch, dims.getGlobalBatch());
+  int64_t rows = std::min<int64_t>(type.getDimSize(0), indices);
+  return double(rows) * (4.0 + 4.0 * double(type.getDimSize(1)));
+}
+
 ::wsc::model::OpWork mlir::wsc::opWork(linalg::LinalgOp op, const BatchDims &dims,
                                        int64_t localBatch) {
   ::wsc::model::OpWork work;

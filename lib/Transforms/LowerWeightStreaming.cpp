@@ -2,6 +2,7 @@
 
 #include "ParamLowering.h"
 #include "wsc/Transforms/BatchDims.h"
+#include "wsc/Transforms/KernelCost.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -92,6 +93,15 @@ struct LowerWeightStreamingPass
       StreamFormatAttr format;
       if (sparsityOf.lookup(name))
         format = StreamFormatAttr::get(&getContext(), StreamFormat::Mask);
+      // An embedding table's gradient: only the rows of the batch's tokens,
+      // where fewer than all.
+      Value yielded = kernel.getBodyBlock().getTerminator()->getOperand(
+          llvm::cast<OpResult>(value).getResultNumber());
+      std::optional<double> rows = rowStreamBytes(
+          yielded, *dims,
+          largestShard(dims->getGlobalBatch(), TargetAttr::lookup(module).getSystems()));
+      if (!format && rows && *rows < double(streamType.getNumBytes()))
+        format = StreamFormatAttr::get(&getContext(), StreamFormat::Rows);
       return UpdateOp::create(builder, kernel.getLoc(),
                               FlatSymbolRefAttr::get(&getContext(), name), reduced, format);
     };

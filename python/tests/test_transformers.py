@@ -84,3 +84,26 @@ def test_embedding_gradient_is_costed_as_a_scatter():
     (grad,) = [s for s in prog.schedule["steps"] if s["op"] == "kernel" and s["name"] == "tok.bwd"]
     tokens, d, vocab = 4 * 64, 128, 512
     assert 0 < grad["cost"]["flops"] <= 16 * tokens * d < vocab * tokens * d
+
+
+def test_embedding_gradient_streams_only_the_rows_of_its_tokens():
+    """An untied table's gradient leaves each system as the rows its tokens
+    touched: the compiler predicts one row per token, the step moves one row
+    per distinct token (index + values), and training still matches."""
+    torch.manual_seed(0)
+    vocab, d, seq, batch = 512, 32, 16, 4
+    model = GPT(layers=1, tied=False, vocab=vocab, d=d, heads=2, seq=seq)
+    data = token_batches(2, batch, seq, vocab)
+    prog, reference, ours, theirs = train_both(model, LMLoss(), data, 2, mode="weight_streaming")
+    check(prog, reference, ours, theirs)
+    steps = [s for s in prog.schedule["steps"] if s["op"] == "gradient_stream"]
+    (table,) = [s for s in steps if s["param"] == "tok.weight"]
+    assert table["format"] == "rows"
+    # Positions touch every row of their table: rows would cost more.
+    assert [s["format"] for s in steps if s["param"] == "pos.weight"] == ["dense"]
+    row = 4 + 4 * d
+    assert table["bytes"] == (batch // 2) * seq * row < vocab * d * 4
+    ids = data[-1][0]
+    distinct = max(len(torch.unique(ids[:2])), len(torch.unique(ids[2:])))
+    others = sum(s["bytes"] for s in steps if s is not table)
+    assert prog.report()["last_step"]["bytes_out"] == others + distinct * row

@@ -543,3 +543,12 @@ func.func @f(%v: tensor<4xi64>) {
   %s = wsc.swarmx.all_reduce %v : tensor<4xi64>
   return
 }
+
+// -----
+
+wsc.memx.param @b : tensor<4xf32> optimizer(<sgd>)
+func.func @f(%g: !wsc.stream<tensor<4xf32>>) {
+  // expected-error @+1 {{a rows gradient stream needs a dense 2-D parameter's gradient in row_major order}}
+  wsc.memx.update @b(%g) format(<rows>) : !wsc.stream<tensor<4xf32>>
+  return
+}

@@ -353,3 +353,32 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
     return %x : tensor<2xf32>
   }
 }
+
+// -----
+
+// An embedding table's gradient (a one-hot scatter of the batch's token
+// ids into its rows) leaves as rows: 4 tokens of a 64-row table.
+// SPLIT-LABEL: func.func @embedding
+// SPLIT: wsc.memx.update @tok.weight(%{{.*}}) format(<rows>) : <tensor<64x8xf32>>
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @embedding(%w: tensor<64x8xf32> {wsc.param = "tok.weight"}, %ids: tensor<4xi64> {wsc.input = 0 : i64}, %dy: tensor<4x8xf32> {wsc.label = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<64x8xf32> {wsc.grad = "tok.weight"}) {
+    %0:2 = wsc.kernel "tok.bwd" layer("tok") phase(<backward>) (%ids, %dy, %w) : (tensor<4xi64>, tensor<4x8xf32>, tensor<64x8xf32>) -> (tensor<f32>, tensor<64x8xf32>) {
+    ^bb0(%i: tensor<4xi64>, %g: tensor<4x8xf32>, %t: tensor<64x8xf32>):
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<64x8xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x8xf32>) -> tensor<64x8xf32>
+      %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%i, %g : tensor<4xi64>, tensor<4x8xf32>) outs(%f : tensor<64x8xf32>) {
+      ^bb0(%id: i64, %v: f32, %acc: f32):
+        %row = linalg.index 0 : index
+        %r64 = arith.index_cast %row : index to i64
+        %hit = arith.cmpi eq, %id, %r64 : i64
+        %x = arith.select %hit, %v, %zero : f32
+        %r = arith.addf %acc, %x : f32
+        linalg.yield %r : f32
+      } -> tensor<64x8xf32>
+      %l = arith.constant dense<0.0> : tensor<f32>
+      wsc.yield %l, %s : tensor<f32>, tensor<64x8xf32>
+    }
+    return %0#0, %0#1 : tensor<f32>, tensor<64x8xf32>
+  }
+}

@@ -175,6 +175,28 @@ TEST(Schedule, RejectsBadStreamsAndRoles) {
   EXPECT_SCHEDULE_ERROR(d, "params[1].optimizer.name: unknown optimizer 'lamb'");
 }
 
+TEST(Schedule, RowsGradientStreamsNeedADense2DParameterInRowMajorOrder) {
+  auto gradientOf = [](json &d, const std::string &param) -> json & {
+    for (json &st : d["steps"])
+      if (st["op"] == "gradient_stream" && st["param"] == param)
+        return st;
+    throw Error("no gradient stream of " + param);
+  };
+  json d = baseDoc();
+  gradientOf(d, "fc.weight")["format"] = "rows";
+  Schedule s = parseSchedule(d.dump(), "rows.json");
+  EXPECT_EQ(s.steps.back().format == StreamFormat::Rows ||
+                s.steps[s.steps.size() - 2].format == StreamFormat::Rows,
+            true);
+  d = baseDoc();
+  gradientOf(d, "fc.bias")["format"] = "rows";
+  EXPECT_SCHEDULE_ERROR(d, "format 'rows' needs a dense 2-D parameter, but 'fc.bias' is of rank 1");
+  d = baseDoc();
+  gradientOf(d, "fc.weight")["format"] = "rows";
+  gradientOf(d, "fc.weight")["order"] = "transposed";
+  EXPECT_SCHEDULE_ERROR(d, "format 'rows' streams in row_major order");
+}
+
 TEST(Schedule, LoadErrorsNameTheFile) {
   try {
     loadSchedule("/nonexistent/s.json");

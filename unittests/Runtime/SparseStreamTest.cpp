@@ -200,7 +200,7 @@ TEST(SparseSchedule, Errors) {
     json doc = base;
     doc["steps"][g0]["format"] = "csr";
     EXPECT_SCHEDULE_ERROR(doc, at + "steps[" + std::to_string(g0) +
-                                   "].format: unknown format 'csr' (expected 'dense' or 'mask')");
+                                   "].format: unknown format 'csr' (expected 'dense', 'mask' or 'rows')");
   }
   {
     json doc = base;

@@ -203,9 +203,10 @@ enum class StepKind {
 };
 enum class StreamOrder { RowMajor, Transposed };
 /// How a stream carries its parameter: weight_stream dense or csr (the
-/// CSR working copy), gradient_stream dense or mask (values at the mask's
-/// entries, in mask order).
-enum class StreamFormat { Dense, Csr, Mask };
+/// CSR working copy), gradient_stream dense, mask (values at the mask's
+/// entries, in mask order) or rows (the rows with a non-zero gradient, each
+/// with its index: an embedding table's).
+enum class StreamFormat { Dense, Csr, Mask, Rows };
 enum class Phase { Forward, Backward, Loss };
 /// "forward", "backward" or "loss", as in the schedule.
 const char *phaseName(Phase p);

@@ -126,6 +126,9 @@ private:
   void reportVts(StepTiming &t, std::vector<VtsTiming::Kernel> kernels) const;
   // Sparse weights (SessionSparse.cpp).
   void initSparse();
+  /// The bytes a rows gradient stream (steps[si]) sends from the busiest
+  /// system: its rows with a non-zero gradient.
+  double nonZeroRowBytes(size_t si) const;
   void startSparseStep();
   void sparseWork(StepWork &work);
   void reportSparse(StepTiming &t) const;

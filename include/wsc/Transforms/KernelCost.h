@@ -25,6 +25,13 @@ bool isContraction(linalg::LinalgOp op);
 /// scatter it is.
 ::wsc::model::OpWork opWork(linalg::LinalgOp op, const BatchDims &dims, int64_t localBatch);
 
+/// When the 2-D `table` is computed by a one-hot reduction into its rows
+/// (`out[v, ..] += (idx[t] == v) ? x : 0`, the embedding gradient the
+/// exporter emits), the bytes a system holding `localBatch` samples sends
+/// streaming it as rows: one row per index it scatters (at most every row),
+/// each a 32-bit index and FP32 values.
+std::optional<double> rowStreamBytes(Value table, const BatchDims &dims, int64_t localBatch);
+
 /// Flops of one op's work: two per FMAC of a contraction, else one per
 /// scalar body op.
 inline double flopsOf(const ::wsc::model::OpWork &work) {

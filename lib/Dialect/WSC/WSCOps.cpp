@@ -130,6 +130,12 @@ LogicalResult UpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {
           ArrayRef<int64_t>(streamedShape(shape, StreamOrder::Transposed)))
     return emitOpError("gradient shape does not match parameter ")
            << getParamAttr();
+  if (getFormatOrDense() == StreamFormat::Rows) {
+    if (shape.size() != 2 || gradient.getShape() != shape || param->getSparsityAttr())
+      return emitOpError("a rows gradient stream needs a dense 2-D parameter's gradient in "
+                         "row_major order");
+    return success();
+  }
   return verifyFormat(*this, *param, getFormatOrDense(), StreamFormat::Mask);
 }
 

@@ -18,7 +18,12 @@ def WSC_StreamFormat : I32EnumAttr<"StreamFormat",
   I32EnumAttrCase<"Csr", 1, "csr">,
   // Gradient streams of a sparse parameter: FP32 values at the mask's
   // entries only, in mask order; MemoryX knows the mask, so no indices.
-  I32EnumAttrCase<"Mask", 2, "mask">
+  I32EnumAttrCase<"Mask", 2, "mask">,
+  // Gradient streams of a 2-D parameter whose gradient touches few rows (an
+  // embedding table's: the rows of the batch's tokens): each system sends
+  // its rows with a non-zero gradient, a 32-bit row index and the row's
+  // FP32 values; SwarmX adds rows of equal index.
+  I32EnumAttrCase<"Rows", 3, "rows">
 ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::wsc";
