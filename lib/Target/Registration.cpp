@@ -4,6 +4,7 @@
 #include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Target/FloorplanSvg.h"
 #include "wsc/Target/ScheduleEmitter.h"
+#include "wsc/Target/WeightsEmitter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -36,6 +37,19 @@ void mlir::wsc::registerToScheduleTranslation() {
         if (!module)
           return op->emitError("expected a builtin.module");
         return emitSchedule(module, os);
+      },
+      registerDialects);
+}
+
+void mlir::wsc::registerToWeightsTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "wsc-to-weights",
+      "write the weights of a compiled module imported from torch-mlir as safetensors",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = llvm::dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        return emitWeights(module, os);
       },
       registerDialects);
 }

@@ -13,6 +13,10 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   // No CSE: it would merge init tensors of equal type that belong to
   // different dims (a weight transpose's and an activation's), which the
   // batch sharding must keep apart.
+  // Before any folding: the canonicalizer would fold reshapes of constant
+  // weights into new constants that lose their names.
+  pm.addPass(createWSCImportTorchMlir(
+      WSCImportTorchMlirOptions{options.minParamElements}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createWSCLegalize());
   pm.addPass(createWSCAttachTarget(
@@ -37,6 +41,7 @@ void mlir::wsc::registerPipelines() {
   registerWSCPasses();
   PassPipelineRegistration<PipelineOptions>(
       "wsc-pipeline",
-      "Compile an exported training step for a weight-streaming cluster",
+      "Compile an exported training step or inference pass (or a torch-mlir "
+      "inference function) for a weight-streaming cluster",
       buildPipeline);
 }

@@ -8,6 +8,8 @@ module attributes {wsc.target = #wsc.target<grid_x = 64, grid_y = 32, systems = 
   wsc.memx.param @fc.weight : tensor<4x3xf32> optimizer(<adamw, lr = 1.0e-2, beta2 = 0.95, amsgrad = true, weight_decay = 0.1>)
   // CHECK: wsc.memx.param @fc.bias : tensor<4xf32> optimizer(<sgd, lr = 1.000000e-01, momentum = 9.000000e-01, nesterov = true>)
   wsc.memx.param @fc.bias : tensor<4xf32> optimizer(<sgd, lr = 0.1, momentum = 0.9, nesterov = true>)
+  // CHECK: wsc.memx.param @imported : tensor<2xf32> optimizer(<sgd, lr = 0.000000e+00>) initial_value(dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>)
+  wsc.memx.param @imported : tensor<2xf32> optimizer(<sgd, lr = 0.0>) initial_value(dense<[1.0, 2.0]> : tensor<2xf32>)
 
   // CHECK-LABEL: func.func @step
   func.func @step(%x: tensor<8x3xf32>) -> tensor<8x4xf32> {
