@@ -54,4 +54,5 @@ PARAMS = {
     "mlp": {"torch_tensor_64_16_torch.float32", "fc2_weight"},
     "attention": {"torch_tensor_96_32_torch.float32", "proj_weight"},
     "resnet_block": {"torch_tensor_16_16_3_3_torch.float32", "conv2_weight"},
+    "conv_pools": {"torch_tensor_16_16_3_3_torch.float32"},
 }

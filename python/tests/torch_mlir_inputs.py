@@ -402,7 +402,52 @@ def resnet_block():
     return model, w.text(pool), (x,)
 
 
-MODELS = {"mlp": mlp, "attention": attention, "resnet_block": resnet_block}
+class ConvPools(nn.Module):
+    """A strided convolution, then every 2x2/2 pooling variant, summed."""
+
+    def __init__(self, c=16):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, stride=2, bias=False)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return 2 * nn.functional.max_pool2d(y, 2) + nn.functional.avg_pool2d(y, 2)
+
+
+def conv_pools():
+    torch.manual_seed(3)
+    model = ConvPools()
+    x = torch.randn(2, 16, 9, 9)
+    n, c = x.shape[:2]
+    w = Writer("ConvPools", [x.shape])
+    k = w.resource(_numpy(model.conv.weight))
+    conv = [n, c, 4, 4]
+    y = w.named("conv_2d_nchw_fchw", ["%arg0", k], conv, w.fill("0.000000e+00", conv),
+                "{dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ")
+    attrs = "{dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} "
+    window = w.empty([2, 2])
+    nchw, nhwc = [n, c, 2, 2], [n, 2, 2, c]
+    y_nhwc = w.transpose(y, [0, 2, 3, 1])
+    pools = [
+        w.named("pooling_nchw_max", [y, window], nchw, w.fill(NEG_INF, nchw), attrs),
+        w.named("pooling_nchw_sum", [y, window], nchw, w.fill("0.000000e+00", nchw), attrs),
+        w.transpose(w.named("pooling_nhwc_max", [y_nhwc, window], nhwc,
+                            w.fill(NEG_INF, nhwc), attrs), [0, 3, 1, 2]),
+        w.transpose(w.named("pooling_nhwc_sum", [y_nhwc, window], nhwc,
+                            w.fill("0.000000e+00", nhwc), attrs), [0, 3, 1, 2]),
+    ]
+    # max and sum / 4 from each layout: 2 max + avg overall.
+    out = w.elementwise(pools, [_identity(4)] * 4, nchw, [
+        "%t0 = arith.addf %in0, %in2 : f32",
+        "%t1 = arith.addf %in1, %in3 : f32",
+        f"%t2 = arith.constant {_float(0.125)} : f32",
+        "%t3 = arith.mulf %t1, %t2 : f32",
+        "%t4 = arith.addf %t0, %t3 : f32"])
+    return model, w.text(out), (x,)
+
+
+MODELS = {"mlp": mlp, "attention": attention, "resnet_block": resnet_block,
+          "conv_pools": conv_pools}
 
 if __name__ == "__main__":
     import sys
