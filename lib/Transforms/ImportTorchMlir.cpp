@@ -238,8 +238,11 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
   if (!type.getElementType().isF32())
     return constant.emitOpError("is a weight of ")
            << type << "; weights become MemoryX parameters, which are f32";
-  std::string name = resource ? resource.getRawHandle().getKey().str()
-                              : "const" + std::to_string(unnamedConstants++);
+  // A value used twice is lifted, and named, once.
+  std::string name;
+  if (!params.contains(value))
+    name = resource ? resource.getRawHandle().getKey().str()
+                    : "const" + std::to_string(unnamedConstants++);
   FailureOr<BlockArgument> arg =
       paramFor(value, name, llvm::cast<ElementsAttr>(value), constant.getLoc());
   if (failed(arg))

@@ -154,3 +154,46 @@ func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
   %c = tensor.concat dim(1) %x, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
   return %c : tensor<2x8xf32>
 }
+
+// -----
+
+// expected-error @+1 {{result #0 has type 'f32'; a model output must be a static tensor}}
+func.func @forward(%x: tensor<2x4xf32>) -> f32 {
+  %c = arith.constant 1.0 : f32
+  return %c : f32
+}
+
+// -----
+
+// expected-error @+1 {{has 2 blocks; wsc imports single-block functions}}
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  cf.br ^bb1
+^bb1:
+  return %x : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<2xindex> {
+  // expected-error @+1 {{'arith.constant' op uses dense_resource<ids> of element type 'index'; wsc reads integer and float blobs only}}
+  %w = arith.constant dense_resource<ids> : tensor<2xindex>
+  return %w : tensor<2xindex>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      ids: "0x0800000000000000000000000100000000000000"
+    }
+  }
+#-}
+
+// -----
+
+// A global's declared type may differ from its value's.
+ml_program.global private @w(dense<1.0> : tensor<2x2xf32>) : tensor<4xf32>
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'ml_program.global_load_const' op reads 'tensor<4xf32>' from a global of 'tensor<2x2xf32>'}}
+  %w = ml_program.global_load_const @w : tensor<4xf32>
+  return %w : tensor<4xf32>
+}

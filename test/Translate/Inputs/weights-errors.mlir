@@ -12,3 +12,8 @@ wsc.memx.param @a : tensor<2xf32> optimizer(<sgd, lr = 0.0>) initial_value(dense
 
 // expected-error @+1 {{'wsc.memx.param' op is named '__metadata__', which safetensors reserves}}
 wsc.memx.param @__metadata__ : tensor<2xf32> optimizer(<sgd, lr = 0.0>) initial_value(dense<1.0> : tensor<2xf32>)
+
+// -----
+
+// expected-error @+1 {{'wsc.memx.param' op initial value sparse<0, 1.000000e+00> : tensor<2xf32> is not dense f32 data}}
+wsc.memx.param @a : tensor<2xf32> optimizer(<sgd, lr = 0.0>) initial_value(sparse<[[0]], [1.0]> : tensor<2xf32>)
