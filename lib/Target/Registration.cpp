@@ -4,6 +4,7 @@
 #include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Target/FloorplanSvg.h"
 #include "wsc/Target/ScheduleEmitter.h"
+#include "wsc/Target/WeightsEmitter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -16,26 +17,36 @@ static void registerDialects(mlir::DialectRegistry &registry) {
                   tensor::TensorDialect, arith::ArithDialect, math::MathDialect>();
 }
 
-void mlir::wsc::registerToSvgTranslation() {
+/// Registers translation `name` of a builtin.module by `emit`.
+static void registerModuleTranslation(llvm::StringRef name, llvm::StringRef description,
+                                      mlir::LogicalResult (*emit)(mlir::ModuleOp,
+                                                                  llvm::raw_ostream &)) {
+  using namespace mlir;
   TranslateFromMLIRRegistration registration(
-      "wsc-to-svg", "draw the wafer floorplan of a layer-pipelined wsc module",
-      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+      name, description,
+      [emit](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
         auto module = llvm::dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError("expected a builtin.module");
-        return emitFloorplanSvg(module, os);
+        return emit(module, os);
       },
       registerDialects);
 }
 
+void mlir::wsc::registerToSvgTranslation() {
+  registerModuleTranslation("wsc-to-svg",
+                            "draw the wafer floorplan of a layer-pipelined wsc module",
+                            emitFloorplanSvg);
+}
+
 void mlir::wsc::registerToScheduleTranslation() {
-  TranslateFromMLIRRegistration registration(
-      "wsc-to-schedule", "serialise a compiled wsc module to a JSON schedule",
-      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        auto module = llvm::dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError("expected a builtin.module");
-        return emitSchedule(module, os);
-      },
-      registerDialects);
+  registerModuleTranslation("wsc-to-schedule",
+                            "serialise a compiled wsc module to a JSON schedule", emitSchedule);
+}
+
+void mlir::wsc::registerToWeightsTranslation() {
+  registerModuleTranslation(
+      "wsc-to-weights",
+      "write the weights of a compiled module imported from torch-mlir as safetensors",
+      emitWeights);
 }

@@ -35,9 +35,10 @@ struct LowerLayerPipelinedPass
   LogicalResult lower(ModuleOp module, func::FuncOp func) {
     auto declare = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
                        RankedTensorType type,
-                       OptimizerAttr optimizer) -> FailureOr<Operation *> {
+                       OptimizerAttr optimizer,
+                       ElementsAttr initialValue) -> FailureOr<Operation *> {
       auto param = WaferParamOp::create(builder, arg.getLoc(), builder.getStringAttr(name),
-                                        TypeAttr::get(type), optimizer);
+                                        TypeAttr::get(type), optimizer, initialValue);
       if (failed(readInPlace(arg, name)))
         return failure();
       return param.getOperation();

@@ -56,12 +56,14 @@ struct LowerWeightStreamingPass
     llvm::StringMap<SparsityAttr> sparsityOf;
     auto declare = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
                        RankedTensorType type,
-                       OptimizerAttr optimizer) -> FailureOr<Operation *> {
+                       OptimizerAttr optimizer,
+                       ElementsAttr initialValue) -> FailureOr<Operation *> {
       FailureOr<SparsityAttr> sparsity = readSparsity(func, arg, type);
       if (failed(sparsity))
         return failure();
       auto param = ParamOp::create(builder, arg.getLoc(), builder.getStringAttr(name),
-                                   TypeAttr::get(type), optimizer, *sparsity);
+                                   TypeAttr::get(type), optimizer, *sparsity,
+                                   initialValue);
       sparsityOf[name] = *sparsity;
       Type element = getStreamElementType(&getContext(), dtype);
       if (failed(streamInto(func, arg, name, element, /*transposable=*/true, *sparsity)))

@@ -108,7 +108,14 @@ LogicalResult mlir::wsc::lowerParamArgs(ModuleOp module, func::FuncOp func,
     }
     if (symbols.lookup(name.getValue()))
       return func.emitError("parameter '") << name.getValue() << "' declared twice";
-    FailureOr<Operation *> decl = lower(moduleBuilder, arg, name.getValue(), type, optimizer);
+    Attribute initial = func.getArgAttr(arg.getArgNumber(), "wsc.initial_value");
+    auto initialValue = llvm::dyn_cast_or_null<ElementsAttr>(initial);
+    if (initial && (!initialValue || initialValue.getType() != type))
+      return func.emitError("parameter '")
+             << name.getValue() << "': wsc.initial_value must be elements of type " << type
+             << ", got " << initial;
+    FailureOr<Operation *> decl =
+        lower(moduleBuilder, arg, name.getValue(), type, optimizer, initialValue);
     if (failed(decl))
       return failure();
     symbols.insert(*decl);

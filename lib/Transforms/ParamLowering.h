@@ -17,10 +17,11 @@
 namespace mlir::wsc {
 
 /// Declares parameter `name` (a module-level symbol op) and rewires the uses
-/// of its function argument `arg`.
+/// of its function argument `arg`. `initialValue` is the argument's
+/// `wsc.initial_value` (imported weights), or null.
 using LowerParamFn = function_ref<FailureOr<Operation *>(
     OpBuilder &moduleBuilder, BlockArgument arg, StringRef name,
-    RankedTensorType type, OptimizerAttr optimizer)>;
+    RankedTensorType type, OptimizerAttr optimizer, ElementsAttr initialValue)>;
 
 /// Lowers every `wsc.param` argument of `func` with `lower`, then erases the
 /// arguments. Training functions (a `wsc.loss` result) take each optimizer

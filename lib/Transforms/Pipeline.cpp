@@ -10,6 +10,10 @@ using namespace mlir;
 using namespace mlir::wsc;
 
 void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // Before any folding: the canonicalizer would fold reshapes of constant
+  // weights into new constants that lose their names.
+  pm.addPass(createWSCImportTorchMlir(
+      WSCImportTorchMlirOptions{options.minParamElements}));
   // No CSE: it would merge init tensors of equal type that belong to
   // different dims (a weight transpose's and an activation's), which the
   // batch sharding must keep apart.
@@ -38,6 +42,7 @@ void mlir::wsc::registerPipelines() {
   registerWSCPasses();
   PassPipelineRegistration<PipelineOptions>(
       "wsc-pipeline",
-      "Compile an exported training step for a weight-streaming cluster",
+      "Compile an exported training step or inference pass (or a torch-mlir "
+      "inference function) for a weight-streaming cluster",
       buildPipeline);
 }

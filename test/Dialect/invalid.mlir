@@ -131,6 +131,11 @@ wsc.memx.param @w : tensor<4xf16> optimizer(<sgd>)
 
 // -----
 
+// expected-error @+1 {{initial value of type 'tensor<2xf32>' does not match the parameter type 'tensor<4xf32>'}}
+wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>) initial_value(dense<1.0> : tensor<2xf32>)
+
+// -----
+
 func.func @f() {
   // expected-error @+1 {{references @missing, which is not a wsc.memx.param}}
   %s = wsc.memx.stream @missing order(<row_major>) : !wsc.stream<tensor<4xf16>>
@@ -311,6 +316,11 @@ wsc.wafer.param @w : tensor<?xf32> optimizer(<sgd>)
 
 // expected-error @+1 {{'wsc.wafer.param' op parameters are kept as FP32 master weights, got element type 'f16'}}
 wsc.wafer.param @w : tensor<4xf16> optimizer(<sgd>)
+
+// -----
+
+// expected-error @+1 {{'wsc.wafer.param' op initial value of type 'tensor<4xf16>' does not match the parameter type 'tensor<4xf32>'}}
+wsc.wafer.param @w : tensor<4xf32> optimizer(<sgd>) initial_value(dense<1.0> : tensor<4xf16>)
 
 // -----
 

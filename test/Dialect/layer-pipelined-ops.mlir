@@ -6,6 +6,8 @@
 module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.target<grid_x = 32, grid_y = 32>} {
   // CHECK: wsc.wafer.param @fc.weight : tensor<4x3xf32> optimizer(<sgd, lr = 1.000000e-01>)
   wsc.wafer.param @fc.weight : tensor<4x3xf32> optimizer(<sgd, lr = 0.1>)
+  // CHECK: wsc.wafer.param @imported : tensor<2xf32> optimizer(<sgd, lr = 0.000000e+00>) initial_value(dense_resource<blob> : tensor<2xf32>)
+  wsc.wafer.param @imported : tensor<2xf32> optimizer(<sgd, lr = 0.0>) initial_value(dense_resource<blob> : tensor<2xf32>)
 
   // CHECK-LABEL: func.func @step
   func.func @step(%x: tensor<8x3xf32>) -> tensor<8x4xf32> {
@@ -25,3 +27,11 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.targ
     return %r : tensor<8x4xf32>
   }
 }
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob: "0x040000000000803F00000040"
+    }
+  }
+#-}

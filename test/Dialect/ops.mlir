@@ -12,6 +12,8 @@ module attributes {wsc.target = #wsc.target<grid_x = 64, grid_y = 32, systems = 
   wsc.memx.buffer @bn.running_mean : tensor<4xf32>
   // CHECK: wsc.memx.buffer @bn.num_batches_tracked : tensor<i64>
   wsc.memx.buffer @bn.num_batches_tracked : tensor<i64>
+  // CHECK: wsc.memx.param @imported : tensor<2xf32> optimizer(<sgd, lr = 0.000000e+00>) initial_value(dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>)
+  wsc.memx.param @imported : tensor<2xf32> optimizer(<sgd, lr = 0.0>) initial_value(dense<[1.0, 2.0]> : tensor<2xf32>)
 
   // CHECK-LABEL: func.func @step
   func.func @step(%x: tensor<8x3xf32>) -> tensor<8x4xf32> {

@@ -382,3 +382,31 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
     return %0#0, %0#1 : tensor<f32>, tensor<64x8xf32>
   }
 }
+
+// -----
+
+// An imported parameter's value moves to its MemoryX declaration.
+// SPLIT: wsc.memx.param @w : tensor<2xf32> optimizer(<sgd, lr = 0.000000e+00>) initial_value(dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>)
+// SPLIT-LABEL: func.func @imported
+module attributes {wsc.target = #wsc.target<grid_x = 16, grid_y = 16>} {
+  func.func @imported(%w: tensor<2xf32> {wsc.param = "w", wsc.initial_value = dense<[1.0, 2.0]> : tensor<2xf32>}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "w.fwd" layer("w") phase(<forward>) (%w) : (tensor<2xf32>) -> tensor<2xf32> {
+    ^bb0(%a: tensor<2xf32>):
+      wsc.yield %a : tensor<2xf32>
+    }
+    return %0 : tensor<2xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.target = #wsc.target<grid_x = 16, grid_y = 16>} {
+  // expected-error @+1 {{parameter 'w': wsc.initial_value must be elements of type 'tensor<2xf32>', got dense<1.000000e+00> : tensor<3xf32>}}
+  func.func @imported(%w: tensor<2xf32> {wsc.param = "w", wsc.initial_value = dense<1.0> : tensor<3xf32>}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "w.fwd" layer("w") phase(<forward>) (%w) : (tensor<2xf32>) -> tensor<2xf32> {
+    ^bb0(%a: tensor<2xf32>):
+      wsc.yield %a : tensor<2xf32>
+    }
+    return %0 : tensor<2xf32>
+  }
+}

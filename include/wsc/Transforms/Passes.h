@@ -33,6 +33,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> vts{*this, "vts",
                           llvm::cl::desc("variable tensor shape: on | off | auto"),
                           llvm::cl::init("auto")};
+  Option<int64_t> minParamElements{
+      *this, "min-param-elements",
+      llvm::cl::desc("torch-mlir input: float constants with at least this many elements "
+                     "become MemoryX parameters"),
+      llvm::cl::init(1024)};
   Option<double> expectedValidFraction{
       *this, "expected-valid-fraction",
       llvm::cl::desc("valid-token fraction of typical batches: decides vts=auto and "
@@ -40,7 +45,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(-1.0)};
 };
 
-/// Adds the whole compile pipeline (attach target, form kernels, select
+/// Adds the whole compile pipeline (import torch-mlir input, legalize,
+/// attach target, form kernels, select
 /// mode, assign layouts, place layers if layer-pipelined, lower to weight
 /// streams or resident weights, cleanup).
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options);

@@ -5,10 +5,59 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
+  let summary = "Turn a torch-mlir inference function into the exported form";
+  let description = [{
+    Runs first in `--wsc-pipeline`. A function with no `wsc.*` argument or
+    result attribute is taken as torch-mlir's LINALG_ON_TENSORS output of
+    a forward pass (docs/TorchMlirInput.md): each argument becomes model
+    input `wsc.input = i` (dim 0 the batch), each result output
+    `wsc.output = i`. Its weights become parameters, as the exporter's
+    `wsc.param` arguments are, so that they stream from MemoryX:
+
+    - every `ml_program.global` read by `global_load_const` or
+      `global_load` (named by the global's symbol);
+    - every non-splat float `arith.constant` of at least
+      `min-param-elements` elements (named by its `dense_resource` key, or
+      `const<N>`). One value used twice is one parameter.
+
+    Each lifted value rides on its new argument as `wsc.initial_value`, and
+    the mode lowering moves it to the `wsc.memx.param` (or
+    `wsc.wafer.param`), from which `wsc-translate --wsc-to-weights` writes
+    the weights file. Smaller `dense_resource` constants become `dense`
+    ones; globals nothing reads any more are erased.
+
+    Errors, at the op: a dynamic shape, a `dense_resource` whose blob is
+    missing or of the wrong size, a weight that is not f32, a global with no
+    initial value, a `global_store` (inference only), and any op other than
+    `func`, `arith`, `math`, `cf.assert`, linalg structured ops and the
+    `tensor` ops the runtime executes.
+
+    ```mlir
+    // Before
+    func.func @forward(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+      %w = arith.constant dense_resource<torch_tensor_8_16_torch.float32> : tensor<8x16xf32>
+      ...
+    }
+    // After
+    func.func @forward(%x: tensor<4x16xf32> {wsc.input = 0 : i64},
+        %w: tensor<8x16xf32> {wsc.param = "torch_tensor_8_16_torch.float32",
+            wsc.initial_value = dense_resource<torch_tensor_8_16_torch.float32> : tensor<8x16xf32>})
+        -> (tensor<4x8xf32> {wsc.output = 0 : i64}) {
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"minParamElements", "min-param-elements", "int64_t", /*default=*/"1024",
+           "float constants with at least this many elements become parameters">,
+  ];
+}
+
 def WSCLegalize : Pass<"wsc-legalize", "::mlir::ModuleOp"> {
   let summary = "Rewrite input ops the wafer kernels do not execute";
   let description = [{
-    Runs first on the exported (or torch-mlir) function and rewrites upstream
+    Runs on the exported (or imported torch-mlir) function and rewrites upstream
     ops that kernels do not execute into ones they do. `tensor.pad` (the
     zero padding of a convolution, the -inf padding of a max pool) becomes a
     `linalg.fill` of the padding value into a `tensor.empty` of the padded

@@ -37,13 +37,18 @@ static FailureOr<DeclOp> lookupParam(Operation *op, FlatSymbolRefAttr param,
   return decl;
 }
 
-/// Both parameter declarations keep static FP32 master weights.
-static LogicalResult verifyParamType(Operation *op, RankedTensorType type) {
+/// Both parameter declarations keep static FP32 master weights, starting
+/// from `initial` when given.
+static LogicalResult verifyParamType(Operation *op, RankedTensorType type,
+                                     ElementsAttr initial) {
   if (!type.hasStaticShape())
     return op->emitOpError("parameter shape must be static, got ") << type;
   if (!type.getElementType().isF32())
     return op->emitOpError("parameters are kept as FP32 master weights, got element type ")
            << type.getElementType();
+  if (initial && initial.getType() != type)
+    return op->emitOpError("initial value of type ")
+           << initial.getType() << " does not match the parameter type " << type;
   return success();
 }
 
@@ -52,7 +57,7 @@ static LogicalResult verifyParamType(Operation *op, RankedTensorType type) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ParamOp::verify() {
-  if (failed(verifyParamType(*this, getTensorType())))
+  if (failed(verifyParamType(*this, getTensorType(), getInitialValueAttr())))
     return failure();
   if (getSparsityAttr() && getTensorType().getRank() != 2)
     return emitOpError("sparsity needs a 2-D parameter, got rank ")
@@ -298,7 +303,9 @@ OpFoldResult LayoutConvertOp::fold(FoldAdaptor) {
 // Layer-pipelined ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult WaferParamOp::verify() { return verifyParamType(*this, getTensorType()); }
+LogicalResult WaferParamOp::verify() {
+  return verifyParamType(*this, getTensorType(), getInitialValueAttr());
+}
 
 LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbols) {
   FailureOr<WaferParamOp> param = lookupParam<WaferParamOp>(*this, getParamAttr(), symbols);

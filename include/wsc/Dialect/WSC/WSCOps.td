@@ -24,18 +24,28 @@ def WSC_ParamOp : WSC_Op<"memx.param", [Symbol, HasParent<"::mlir::ModuleOp">]> 
     A 2-D parameter may be sparse (`sparsity`): MemoryX then also keeps the
     CSR working copy of the active weights, and only they are updated.
 
+    `initial_value` holds the weights of a model imported from torch-mlir
+    (wsc-import-torch-mlir), whose weights are constants in the IR;
+    `wsc-translate --wsc-to-weights` writes them to the file `wsc-run
+    --weights` reads. Exported models leave it out: their weights come with
+    the export.
+
     ```mlir
     wsc.memx.param @"fc1.weight" : tensor<1024x784xf32>
         optimizer(#wsc.optimizer<sgd, lr = 0.1, momentum = 0.9>)
         sparsity(#wsc.sparsity<density = 0.1, source = "magnitude">)
+    wsc.memx.param @w : tensor<2x2xf32> optimizer(#wsc.optimizer<sgd, lr = 0.0>)
+        initial_value(dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>)
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
                        WSC_OptimizerAttr:$optimizer,
-                       OptionalAttr<WSC_SparsityAttr>:$sparsity);
+                       OptionalAttr<WSC_SparsityAttr>:$sparsity,
+                       OptionalAttr<ElementsAttr>:$initial_value);
   let assemblyFormat = [{
     $sym_name `:` $type `optimizer` `(` $optimizer `)`
-    (`sparsity` `(` $sparsity^ `)`)? attr-dict
+    (`sparsity` `(` $sparsity^ `)`)?
+    (`initial_value` `(` $initial_value^ `)`)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -315,7 +325,8 @@ def WSC_WaferParamOp : WSC_Op<"wafer.param", [Symbol, HasParent<"::mlir::ModuleO
     Layer-pipelined mode: a trainable parameter that lives in the SRAM of
     its layer's region for the whole run, in FP32, with the optimizer that
     updates it there and that optimizer's state. `sym_name` is the
-    parameter's key in the PyTorch `state_dict()`.
+    parameter's key in the PyTorch `state_dict()`. `initial_value`: as for
+    `wsc.memx.param`.
 
     ```mlir
     wsc.wafer.param @"fc1.weight" : tensor<128x784xf32>
@@ -323,8 +334,12 @@ def WSC_WaferParamOp : WSC_Op<"wafer.param", [Symbol, HasParent<"::mlir::ModuleO
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
-                       WSC_OptimizerAttr:$optimizer);
-  let assemblyFormat = "$sym_name `:` $type `optimizer` `(` $optimizer `)` attr-dict";
+                       WSC_OptimizerAttr:$optimizer,
+                       OptionalAttr<ElementsAttr>:$initial_value);
+  let assemblyFormat = [{
+    $sym_name `:` $type `optimizer` `(` $optimizer `)`
+    (`initial_value` `(` $initial_value^ `)`)? attr-dict
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     ::mlir::RankedTensorType getTensorType() {

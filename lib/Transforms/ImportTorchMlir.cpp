@@ -1,0 +1,298 @@
+//===- ImportTorchMlir.cpp - torch-mlir inference input to exported form --===//
+//
+// torch-mlir's LINALG_ON_TENSORS output carries no wsc attributes and keeps
+// its weights in the IR (constants, dense_resource blobs, ml_program
+// globals). This pass gives such a function the exporter's interface
+// (docs/ExportedIR.md): inputs, outputs, and the weights as `wsc.param`
+// arguments whose values ride along as `wsc.initial_value`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringSet.h"
+
+#define DEBUG_TYPE "wsc-import-torch-mlir"
+
+namespace mlir::wsc {
+#define GEN_PASS_DEF_WSCIMPORTTORCHMLIR
+#include "wsc/Transforms/Passes.h.inc"
+} // namespace mlir::wsc
+
+using namespace mlir;
+
+namespace {
+
+/// Exported functions mark their interface with `wsc.*` attributes;
+/// torch-mlir's never do.
+bool hasWscAttributes(func::FuncOp func) {
+  auto marked = [](ArrayRef<DictionaryAttr> dicts) {
+    return llvm::any_of(dicts, [](DictionaryAttr dict) {
+      return dict && llvm::any_of(dict, [](NamedAttribute attr) {
+               return attr.getName().getValue().starts_with("wsc.");
+             });
+    });
+  };
+  SmallVector<DictionaryAttr> args, results;
+  func.getAllArgAttrs(args);
+  func.getAllResultAttrs(results);
+  return marked(args) || marked(results);
+}
+
+/// The top-level ops the rest of the pipeline compiles (ml_program loads
+/// are lifted before it runs). Scalar ops inside linalg bodies are checked
+/// by the schedule emitter, which knows what the runtime evaluates.
+bool isCompilable(Operation *op) {
+  if (llvm::isa<linalg::LinalgOp, func::ReturnOp, cf::AssertOp, tensor::EmptyOp,
+                tensor::PadOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::CastOp,
+                tensor::DimOp>(op))
+    return true;
+  return llvm::isa_and_present<arith::ArithDialect, math::MathDialect>(op->getDialect());
+}
+
+bool isStatic(Type type) {
+  auto shaped = llvm::dyn_cast<ShapedType>(type);
+  return !shaped || shaped.hasStaticShape();
+}
+
+/// The bytes of `attr`'s blob, checked against its type (torch-mlir keeps
+/// them in the file's `dialect_resources` section).
+FailureOr<ArrayRef<char>> blobBytes(DenseResourceElementsAttr attr, Operation *user) {
+  DenseResourceElementsHandle handle = attr.getRawHandle();
+  AsmResourceBlob *blob = handle.getBlob();
+  if (!blob)
+    return user->emitOpError("uses dense_resource<")
+           << handle.getKey() << ">, whose blob is missing from the module's "
+           << "dialect_resources";
+  ShapedType type = attr.getType();
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat())
+    return user->emitOpError("uses dense_resource<")
+           << handle.getKey() << "> of element type " << element
+           << "; wsc reads integer and float blobs only";
+  int64_t bytesPerElement = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  int64_t expected = type.getNumElements() * bytesPerElement;
+  ArrayRef<char> data = blob->getData();
+  if (int64_t(data.size()) != expected)
+    return user->emitOpError("uses dense_resource<")
+           << handle.getKey() << ">, whose blob holds " << data.size() << " bytes, but "
+           << type << " needs " << expected;
+  return data;
+}
+
+/// A checked blob as a plain `dense` attribute (i1 blobs hold a byte each).
+DenseElementsAttr toDense(ShapedType type, ArrayRef<char> bytes) {
+  if (type.getElementType().isInteger(1)) {
+    SmallVector<bool> bits(llvm::map_range(bytes, [](char c) { return c != 0; }));
+    return DenseElementsAttr::get(type, bits);
+  }
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
+class Importer {
+public:
+  Importer(func::FuncOp func, SymbolTable &symbols, int64_t minParamElements)
+      : func(func), symbols(symbols), minParamElements(minParamElements) {}
+
+  /// Checks the function, marks its interface and lifts its weights.
+  LogicalResult run();
+
+private:
+  LogicalResult checkOps();
+  LogicalResult markInterface();
+  LogicalResult liftGlobal(Operation *load, ml_program::GlobalOp global);
+  LogicalResult importConstant(arith::ConstantOp constant);
+  /// The parameter argument for `key` (a global or a constant's value),
+  /// appended on first use.
+  FailureOr<BlockArgument> paramFor(Attribute key, StringRef name, ElementsAttr value,
+                                    Location loc);
+
+  func::FuncOp func;
+  SymbolTable &symbols;
+  int64_t minParamElements;
+  DenseMap<Attribute, BlockArgument> params;
+  llvm::StringSet<> names;
+  unsigned unnamedConstants = 0;
+};
+
+LogicalResult Importer::checkOps() {
+  for (Operation &op : func.getBody().getOps()) {
+    if (auto store = llvm::dyn_cast<ml_program::GlobalStoreOp>(op))
+      return store.emitOpError("writes global ")
+             << store.getGlobal() << "; wsc imports inference functions, whose weights "
+             << "are read-only";
+    bool isLoad = llvm::isa<ml_program::GlobalLoadOp, ml_program::GlobalLoadConstOp>(op);
+    if (!isLoad && !isCompilable(&op))
+      return op.emitOpError("is not supported by wsc; torch-mlir input may use func, arith, "
+                            "math, cf.assert, linalg structured ops, ml_program global "
+                            "loads and tensor empty, pad, cast, expand_shape, "
+                            "collapse_shape, extract_slice and insert_slice");
+    for (Type type : op.getResultTypes())
+      if (!isStatic(type))
+        return op.emitOpError("has a dynamic shape (")
+               << type << "); wsc compiles static shapes only";
+  }
+  return success();
+}
+
+LogicalResult Importer::markInterface() {
+  Builder b(func.getContext());
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() || tensor.getRank() == 0)
+      return func.emitError("argument #")
+             << i << " has type " << type << "; a model input must be a static tensor "
+             << "whose dim 0 is the batch";
+    func.setArgAttr(i, "wsc.input", b.getI64IntegerAttr(i));
+  }
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+    if (!llvm::isa<RankedTensorType>(type) || !isStatic(type))
+      return func.emitError("result #")
+             << i << " has type " << type << "; a model output must be a static tensor";
+    func.setResultAttr(i, "wsc.output", b.getI64IntegerAttr(i));
+  }
+  return success();
+}
+
+FailureOr<BlockArgument> Importer::paramFor(Attribute key, StringRef name,
+                                            ElementsAttr value, Location loc) {
+  if (BlockArgument arg = params.lookup(key))
+    return arg;
+  std::string unique = name.str();
+  // Parameters become module symbols next to the functions.
+  for (unsigned n = 1;
+       llvm::isa_and_present<func::FuncOp>(symbols.lookup(unique)) ||
+       !names.insert(unique).second;
+       ++n)
+    unique = (name + "_" + Twine(n)).str();
+  Builder b(func.getContext());
+  DictionaryAttr attrs = b.getDictionaryAttr(
+      {b.getNamedAttr("wsc.param", b.getStringAttr(unique)),
+       b.getNamedAttr("wsc.initial_value", value)});
+  unsigned index = func.getNumArguments();
+  if (failed(func.insertArgument(index, value.getType(), attrs, loc)))
+    return func.emitError("could not add the argument of parameter '") << unique << "'";
+  BlockArgument arg = func.getArgument(index);
+  params[key] = arg;
+  return arg;
+}
+
+LogicalResult Importer::liftGlobal(Operation *load, ml_program::GlobalOp global) {
+  auto value = llvm::dyn_cast_or_null<ElementsAttr>(global.getValueAttr());
+  if (!value)
+    return global.emitOpError("has no initial value in the module; wsc takes the "
+                              "weights of an imported model from its IR");
+  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+    return global.emitOpError("holds ")
+           << value.getType() << "; weights become MemoryX parameters, which are "
+           << "static f32 tensors";
+  if (load->getResult(0).getType() != type)
+    return load->emitOpError("reads ")
+           << load->getResult(0).getType() << " from a global of " << type;
+  if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value))
+    if (failed(blobBytes(resource, global)))
+      return failure();
+  FailureOr<BlockArgument> arg =
+      paramFor(global.getSymNameAttr(), global.getSymName(), value, global.getLoc());
+  if (failed(arg))
+    return failure();
+  load->getResult(0).replaceAllUsesWith(*arg);
+  load->erase();
+  return success();
+}
+
+LogicalResult Importer::importConstant(arith::ConstantOp constant) {
+  auto type = llvm::dyn_cast<RankedTensorType>(constant.getType());
+  if (!type)
+    return success();
+  Attribute value = constant.getValue();
+  auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value);
+  ArrayRef<char> bytes;
+  if (resource) {
+    FailureOr<ArrayRef<char>> checked = blobBytes(resource, constant);
+    if (failed(checked))
+      return failure();
+    bytes = *checked;
+  }
+  auto dense = llvm::dyn_cast<DenseElementsAttr>(value);
+  bool weight = llvm::isa<FloatType>(type.getElementType()) &&
+                type.getNumElements() >= minParamElements && !(dense && dense.isSplat()) &&
+                (dense || resource);
+  if (!weight) {
+    // The runtime reads `dense` constants; a small blob is copied into one.
+    if (resource)
+      constant.setValueAttr(toDense(type, bytes));
+    return success();
+  }
+  if (!type.getElementType().isF32())
+    return constant.emitOpError("is a weight of ")
+           << type << "; weights become MemoryX parameters, which are f32";
+  // A value used twice is lifted, and named, once.
+  std::string name;
+  if (!params.contains(value))
+    name = resource ? resource.getRawHandle().getKey().str()
+                    : "const" + std::to_string(unnamedConstants++);
+  FailureOr<BlockArgument> arg =
+      paramFor(value, name, llvm::cast<ElementsAttr>(value), constant.getLoc());
+  if (failed(arg))
+    return failure();
+  constant.getResult().replaceAllUsesWith(*arg);
+  constant.erase();
+  return success();
+}
+
+LogicalResult Importer::run() {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("has ") << func.getBlocks().size()
+                                  << " blocks; wsc imports single-block functions";
+  if (failed(checkOps()) || failed(markInterface()))
+    return failure();
+  // In program order, so that parameters are numbered as they are used.
+  WalkResult result = func.walk([&](Operation *op) {
+    LogicalResult imported = success();
+    if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
+      imported = importConstant(constant);
+    } else if (llvm::isa<ml_program::GlobalLoadOp, ml_program::GlobalLoadConstOp>(op)) {
+      // The loads' symbol verifiers guarantee the global.
+      auto symbol = op->getAttrOfType<SymbolRefAttr>("global");
+      auto global = symbols.lookup<ml_program::GlobalOp>(symbol.getRootReference());
+      imported = liftGlobal(op, global);
+    }
+    return failed(imported) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+struct ImportTorchMlirPass
+    : public mlir::wsc::impl::WSCImportTorchMlirBase<ImportTorchMlirPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || hasWscAttributes(func))
+        continue;
+      if (failed(Importer(func, symbols, minParamElements).run()))
+        return signalPassFailure();
+    }
+    // The lifted weights, and globals nothing reads (torch-mlir's
+    // @global_seed), which the later tools need not know.
+    for (auto global : llvm::make_early_inc_range(module.getOps<ml_program::GlobalOp>()))
+      if (SymbolTable::symbolKnownUseEmpty(global, module))
+        symbols.erase(global);
+  }
+};
+
+} // namespace

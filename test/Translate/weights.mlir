@@ -1,0 +1,21 @@
+// RUN: wsc-translate --wsc-to-weights %s -o %t.safetensors
+// RUN: %python -c "import sys; from wsc import safetensors as s; w = s.load(sys.argv[1]); print(sorted(w)); print(w['a'].tolist()); print(w['b'].tolist())" %t.safetensors | FileCheck %s
+// RUN: wsc-translate --wsc-to-weights %S/Inputs/weights-errors.mlir -split-input-file -verify-diagnostics
+
+// Both parameter kinds, a dense and a dense_resource initial value; the
+// module's other ops do not matter.
+// CHECK: ['a', 'b']
+// CHECK: {{\[\[}}1.0, 2.0], [3.0, 4.0]]
+// CHECK: [1.0, 2.0]
+module {
+  wsc.memx.param @a : tensor<2x2xf32> optimizer(<sgd, lr = 0.0>) initial_value(dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>)
+  wsc.wafer.param @b : tensor<2xf32> optimizer(<sgd, lr = 0.0>) initial_value(dense_resource<blob> : tensor<2xf32>)
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      blob: "0x040000000000803F00000040"
+    }
+  }
+#-}
