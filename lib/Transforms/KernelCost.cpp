@@ -70,11 +70,16 @@ LayoutAttr mlir::wsc::defaultLayout(MLIRContext *ctx, int64_t rank,
 }
 
 ::wsc::model::Tile mlir::wsc::tileOf(ArrayRef<int64_t> shape, LayoutAttr layout,
-                              const ::wsc::model::TargetSpec &target) {
-  std::vector<int64_t> s(shape.begin(), shape.end());
-  SmallVector<int64_t> xs = layout.getXDims(), ys = layout.getYDims();
-  return ::wsc::model::distribute(s, std::vector<int64_t>(xs.begin(), xs.end()),
-                           std::vector<int64_t>(ys.begin(), ys.end()), target);
+                                     const ::wsc::model::TargetSpec &target) {
+  ::wsc::model::Layout model = layout.toModel(target.gridX, target.gridY);
+  ::wsc::model::TileInfo info =
+      ::wsc::model::tileOf(model, std::vector<int64_t>(shape.begin(), shape.end()), 1);
+  // An axis without dims holds copies: those PEs share none of the work.
+  ::wsc::model::Tile tile;
+  tile.pesX = model.x.empty() ? 1 : info.pesX;
+  tile.pesY = model.y.empty() ? 1 : info.pesY;
+  tile.elementsPerPe = info.elements;
+  return tile;
 }
 
 bool mlir::wsc::isContraction(linalg::LinalgOp op) {
@@ -88,11 +93,7 @@ bool mlir::wsc::isContraction(linalg::LinalgOp op) {
   return mul && add;
 }
 
-/// The loop of a one-hot reduction `out[.., v, ..] += (idx[t] == v) ? x : 0`
-/// (the embedding gradient the exporter emits), or nullopt. Such an op is a
-/// scatter-add: each reduction point touches one `v`, so its work is the
-/// iteration count divided by that loop's range.
-static std::optional<unsigned> oneHotLoop(linalg::LinalgOp op) {
+std::optional<unsigned> mlir::wsc::oneHotLoop(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0 || op->getNumRegions() != 1)
     return std::nullopt;
   for (Operation &inner : op->getRegion(0).front()) {

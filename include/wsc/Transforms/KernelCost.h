@@ -20,6 +20,12 @@ namespace mlir::wsc {
 /// reduces and its body multiplies and adds.
 bool isContraction(linalg::LinalgOp op);
 
+/// The loop of a one-hot reduction `out[.., v, ..] += (idx[t] == v) ? x : 0`
+/// (the embedding gradient the exporter emits), or nullopt. Such an op is a
+/// scatter-add: each reduction point touches one `v`, so its work is the
+/// iteration count divided by that loop's range.
+std::optional<unsigned> oneHotLoop(linalg::LinalgOp op);
+
 /// The work of one structured op on a system holding `localBatch` samples
 /// (1: per sample); a one-hot (embedding gradient) loop counts as the
 /// scatter it is.

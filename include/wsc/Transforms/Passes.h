@@ -33,6 +33,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> vts{*this, "vts",
                           llvm::cl::desc("variable tensor shape: on | off | auto"),
                           llvm::cl::init("auto")};
+  Option<bool> allowSramOverflow{
+      *this, "allow-sram-overflow",
+      llvm::cl::desc("warn instead of failing when no layout of a kernel fits in PE SRAM"),
+      llvm::cl::init(false)};
   Option<double> expectedValidFraction{
       *this, "expected-valid-fraction",
       llvm::cl::desc("valid-token fraction of typical batches: decides vts=auto and "
