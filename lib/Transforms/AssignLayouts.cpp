@@ -38,6 +38,16 @@ struct Planned {
   std::string kept;
 };
 
+/// A report's first line as a remark, its other lines (one per tensor) as
+/// notes attached to it.
+void emitReport(Location loc, StringRef text) {
+  SmallVector<StringRef> lines;
+  text.rtrim('\n').split(lines, '\n');
+  InFlightDiagnostic remark = mlir::emitRemark(loc) << lines.front();
+  for (StringRef line : llvm::drop_begin(lines))
+    remark.attachNote() << line.trim();
+}
+
 int64_t elementBytes(Value value) {
   auto type = llvm::cast<RankedTensorType>(value.getType());
   return std::max<int64_t>(1, int64_t(type.getElementTypeBitWidth()) / 8);
@@ -162,7 +172,7 @@ void AssignLayoutsPass::keepLayouts(Planned &planned) {
                           << ")\n");
   if (!report)
     return;
-  std::string text = kernel.getKernelName().str() + ": layouts kept (" + planned.kept + ")";
+  std::string tensors;
   int64_t sram = 0;
   auto describe = [&](ArrayAttr layouts, ValueRange values, StringRef prefix) {
     for (auto [i, attr, value] : llvm::enumerate(layouts, values)) {
@@ -174,14 +184,15 @@ void AssignLayoutsPass::keepLayouts(Planned &planned) {
       std::string shape;
       for (int64_t e : tile.shape)
         shape += (shape.empty() ? "" : ",") + std::to_string(e);
-      text += "\n  " + prefix.str() + std::to_string(i) + ": " +
-              layout.toModel(pes.first, pes.second).str() + ", tile [" + shape + "] " +
-              std::to_string(tile.bytes) + " B";
+      tensors += "\n" + prefix.str() + std::to_string(i) + ": " +
+                 layout.toModel(pes.first, pes.second).str() + ", tile [" + shape + "] " +
+                 std::to_string(tile.bytes) + " B";
     }
   };
   describe(kernel.getOperandLayoutsAttr(), kernel.getInputs(), "in");
   describe(kernel.getResultLayoutsAttr(), kernel.getResults(), "out");
-  mlir::emitRemark(kernel.getLoc()) << text << "\n  SRAM " << sram << " B/PE";
+  emitReport(kernel.getLoc(), kernel.getKernelName().str() + ": layouts kept (" + planned.kept +
+                                  "), SRAM " + std::to_string(sram) + " B/PE" + tensors);
 }
 
 /// The chain link from `producer` to `consumer`: consumer's first described
@@ -243,12 +254,8 @@ void AssignLayoutsPass::writeChosen(Planned &planned, const model::KernelReport 
                                        << "': no layout fits the " << target.sramPerPe
                          << "-byte PE SRAM; took the smallest (" << chosen.chosen.candidate.label
                          << "), which needs " << chosen.chosen.sramBytes << " bytes per PE";
-  if (report) {
-    std::string text = chosen.str();
-    if (!text.empty() && text.back() == '\n')
-      text.pop_back();
-    mlir::emitRemark(kernel.getLoc()) << text;
-  }
+  if (report)
+    emitReport(kernel.getLoc(), chosen.str());
 }
 
 LogicalResult AssignLayoutsPass::choose(ArrayRef<Planned *> chain) {
