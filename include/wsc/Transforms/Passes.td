@@ -131,8 +131,8 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     Describes every kernel to the layout cost model of docs/Layouts.md
     (`wsc::model::KernelDesc`) by its main op: the largest contraction with
     a streamed weight (a linear, a convolution), else the largest one
-    producing a weight gradient, else the largest contraction, else the
-    largest op (a normalization when it reduces). Its loops, followed
+    summing over the batch (a weight gradient), else the largest
+    contraction, else the largest op (a normalization when it reduces). Its loops, followed
     through the body's indexing maps and reshapes, are the iteration dims;
     the batch dim comes from the batch-dim analysis (shrunk to one system's
     shard), a parameter and its gradient are streamed.
@@ -143,7 +143,8 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     compute, ring reductions, weight broadcasts and halos on the kernel's
     PEs (its `rect`, else the wafer of `#wsc.target`). A candidate whose
     tiles overflow PE SRAM is never taken; when none fits the pass fails at
-    the kernel, naming the smallest. Along a chain of kernels (each one's
+    the kernel, naming the smallest (with `allow-sram-overflow` it warns
+    and takes the smallest). Along a chain of kernels (each one's
     activation input the previous one's result) the choice minimises kernel
     plus conversion cycles, so a conversion appears only where it pays.
     The chosen mapping, restricted to each tensor, becomes its operand and
@@ -170,7 +171,8 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     ```
 
     `report` emits a remark per kernel: the chosen candidate, its cycles by
-    part and SRAM per PE, and each tensor's layout and per-PE tile.
+    part, SRAM per PE and the runner-up, with a note per tensor: its layout
+    and per-PE tile.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
