@@ -208,22 +208,21 @@ void Describer::followBody() {
       }
       continue;
     }
-    if (auto collapse = llvm::dyn_cast<tensor::CollapseShapeOp>(op)) {
-      for (auto [i, group] : llvm::enumerate(collapse.getReassociationIndices())) {
+    // Each dim of the flat side flattens a group of the other side's dims.
+    auto flattenGroups = [&](Value flat, Value pieces, ArrayRef<ReassociationIndices> groups) {
+      for (auto [i, group] : llvm::enumerate(groups)) {
         SmallVector<unsigned> parts;
         for (int64_t d : group)
-          parts.push_back(classes.slot(collapse.getSrc(), d));
-        classes.flatten(classes.slot(collapse.getResult(), i), parts);
+          parts.push_back(classes.slot(pieces, d));
+        classes.flatten(classes.slot(flat, i), parts);
       }
+    };
+    if (auto collapse = llvm::dyn_cast<tensor::CollapseShapeOp>(op)) {
+      flattenGroups(collapse.getResult(), collapse.getSrc(), collapse.getReassociationIndices());
       continue;
     }
     if (auto expand = llvm::dyn_cast<tensor::ExpandShapeOp>(op)) {
-      for (auto [i, group] : llvm::enumerate(expand.getReassociationIndices())) {
-        SmallVector<unsigned> parts;
-        for (int64_t d : group)
-          parts.push_back(classes.slot(expand.getResult(), d));
-        classes.flatten(classes.slot(expand.getSrc(), i), parts);
-      }
+      flattenGroups(expand.getSrc(), expand.getResult(), expand.getReassociationIndices());
       continue;
     }
     // A slice keeps the dims it takes whole.

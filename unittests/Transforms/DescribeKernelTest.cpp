@@ -227,26 +227,29 @@ std::string own(const char *layout, const DescribedTensor &tensor) {
 
 TEST(TensorDimsLayout, FlattenedDimTakesThePlaceOfItsPieces) {
   DescribedTensor tokens = flattened({{"b", "s"}, {"h"}});
-  // Figure 15: batch x seq over y is the flattened tokens over y.
-  EXPECT_EQ(own("dims=[b,s,h] x=[h] y=[b,s] pes=8x4", tokens),
-            "dims=[b_s,h] x=[h] y=[b_s] pes=8x4 tiling=exact");
-  // Figure 16: the batch's outer factor on x, the rest on y.
-  EXPECT_EQ(own("dims=[b,s,h] split=[b:2] x=[b.0,h] y=[b.1,s] pes=8x4", tokens),
-            "dims=[b_s,h] split=[b_s:2] x=[b_s.0,h] y=[b_s.1] pes=8x4 tiling=exact");
-  // The whole batch on x, the sequence on y.
-  EXPECT_EQ(own("dims=[b,s,h] x=[b,h] y=[s] pes=8x4", tokens),
-            "dims=[b_s,h] split=[b_s:8] x=[b_s.0,h] y=[b_s.1] pes=8x4 tiling=exact");
-  // Samples over y, each one's tokens whole on its PE.
-  EXPECT_EQ(own("dims=[b,s,h] x=[h] y=[b] pes=8x4", tokens),
-            "dims=[b_s,h] split=[b_s:8] x=[h] y=[b_s.0] pes=8x4 tiling=exact");
-  // Tokens whole everywhere.
-  EXPECT_EQ(own("dims=[b,s,h] x=[h] y=[] pes=8x4", tokens),
-            "dims=[b_s,h] x=[h] y=[] pes=8x4 tiling=exact");
-  // The sequence before the batch on one axis: the minor factor first.
-  EXPECT_EQ(own("dims=[b,s,h] x=[h] y=[s,b] pes=8x4", tokens),
-            "dims=[b_s,h] split=[b_s:8] x=[h] y=[b_s.1,b_s.0] pes=8x4 tiling=exact");
-  // Batch factors on both axes and the sequence back on x: no one cut does.
-  EXPECT_EQ(own("dims=[b,s,h] split=[b:2] x=[b.0,s] y=[b.1,h] pes=8x4", tokens), "none");
+  struct Case {
+    const char *why, *layout, *own;
+  };
+  const Case cases[] = {
+      {"Figure 15: batch x seq over y is the flattened tokens over y",
+       "dims=[b,s,h] x=[h] y=[b,s] pes=8x4", "dims=[b_s,h] x=[h] y=[b_s] pes=8x4 tiling=exact"},
+      {"Figure 16: the batch's outer factor on x, the rest on y",
+       "dims=[b,s,h] split=[b:2] x=[b.0,h] y=[b.1,s] pes=8x4",
+       "dims=[b_s,h] split=[b_s:2] x=[b_s.0,h] y=[b_s.1] pes=8x4 tiling=exact"},
+      {"the whole batch on x, the sequence on y", "dims=[b,s,h] x=[b,h] y=[s] pes=8x4",
+       "dims=[b_s,h] split=[b_s:8] x=[b_s.0,h] y=[b_s.1] pes=8x4 tiling=exact"},
+      {"samples over y, each one's tokens whole on its PE", "dims=[b,s,h] x=[h] y=[b] pes=8x4",
+       "dims=[b_s,h] split=[b_s:8] x=[h] y=[b_s.0] pes=8x4 tiling=exact"},
+      {"tokens whole everywhere", "dims=[b,s,h] x=[h] y=[] pes=8x4",
+       "dims=[b_s,h] x=[h] y=[] pes=8x4 tiling=exact"},
+      {"the sequence before the batch on one axis: the minor factor first",
+       "dims=[b,s,h] x=[h] y=[s,b] pes=8x4",
+       "dims=[b_s,h] split=[b_s:8] x=[h] y=[b_s.1,b_s.0] pes=8x4 tiling=exact"},
+      {"batch factors on both axes and the sequence back on x: no one cut does",
+       "dims=[b,s,h] split=[b:2] x=[b.0,s] y=[b.1,h] pes=8x4", "none"},
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(own(c.layout, tokens), c.own) << c.why;
 }
 
 TEST(TensorDimsLayout, UnitDimsAreNamedByPosition) {
