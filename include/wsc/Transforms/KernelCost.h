@@ -44,8 +44,9 @@ std::vector<int64_t> localShape(ShapedType type, std::optional<int64_t> batchDim
 /// Bytes of `value` on one system (f32 elements, batch dim at `localBatch`).
 double localBytes(Value value, const BatchDims &dims, int64_t localBatch);
 
-/// The layout a kernel computes in (its first batch-carrying tensor), or
-/// the default layout of its first tensor.
+/// A kernel's work and cycles. It computes in the layout of its largest
+/// batch-carrying tensor: the one wsc-assign-layouts chose, else the
+/// default.
 struct KernelCost {
   double flops = 0;
   double cycles = 0;
