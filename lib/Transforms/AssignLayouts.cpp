@@ -48,11 +48,6 @@ void emitReport(Location loc, StringRef text) {
     remark.attachNote() << line.trim();
 }
 
-int64_t elementBytes(Value value) {
-  auto type = llvm::cast<RankedTensorType>(value.getType());
-  return std::max<int64_t>(1, int64_t(type.getElementTypeBitWidth()) / 8);
-}
-
 struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLayoutsPass> {
   using Base::Base;
 

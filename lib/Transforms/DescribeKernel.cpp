@@ -416,11 +416,6 @@ SmallVector<unsigned> Describer::tensorAtoms(Value value) {
   return atoms;
 }
 
-int64_t elementBytes(Value value) {
-  auto type = llvm::cast<RankedTensorType>(value.getType());
-  return std::max<int64_t>(1, int64_t(type.getElementTypeBitWidth()) / 8);
-}
-
 FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
   followBody();
   joinParametersAndGradients();
@@ -702,6 +697,11 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
 }
 
 } // namespace
+
+int64_t mlir::wsc::elementBytes(Value tensor) {
+  auto type = llvm::cast<RankedTensorType>(tensor.getType());
+  return std::max<int64_t>(1, int64_t(type.getElementTypeBitWidth()) / 8);
+}
 
 FailureOr<KernelDescription> mlir::wsc::describeKernel(KernelOp kernel, const BatchDims &dims,
                                                        const DescribeOptions &options,

@@ -44,6 +44,9 @@ struct DescribeOptions {
   int64_t gradientBytes = 4; ///< bytes per element of a gradient stream
 };
 
+/// Bytes per element of a ranked tensor value (at least 1: i1 is a byte).
+int64_t elementBytes(Value tensor);
+
 /// Describes `kernel` by its main structured op: the largest contraction
 /// with a streamed weight (a linear or convolution), else the largest one
 /// producing a weight gradient, else the largest contraction, else the
