@@ -452,6 +452,12 @@ module attributes {wsc.target = #wsc.target<grid_x = 2, grid_y = 2>} {
 
 // -----
 
+// A declaration has no kernels to lay out.
+// CHECK-LABEL: func.func private @declared
+func.func private @declared(tensor<2xf32>) -> tensor<2xf32>
+
+// -----
+
 // Two batch dims on one tensor cannot be sharded.
 func.func @two_batch_dims(%x: tensor<4x4xf32> {wsc.input = 0 : i64}) -> tensor<4x4xf32> {
   %e = tensor.empty() : tensor<4x4xf32>
