@@ -476,9 +476,10 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
   if (batch)
     batch = classes.find(*batch);
 
-  // A dim flattened with a feature into one tensor dim is a head (heads x
-  // head features = hidden); in a batched contraction, one flattened with
-  // the batch is too (attention folds heads into the batch).
+  // Features: the last dims of the main op's tensors (of an elementwise
+  // op's result; a reduction's are the dims it reduces). Heads: in a
+  // contraction, dims flattened with the batch in a loop every operand
+  // indexes (attention folds the heads into the batched matmul's batch).
   DenseSet<unsigned> lastAtoms, headAtoms;
   auto noteTensor = [&](Value v) {
     if (!isTensor(v))
@@ -487,8 +488,6 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
     if (!all.empty())
       lastAtoms.insert(all.back());
   };
-  // Elementwise and normalization kernels: features are what the result's
-  // last dim holds (a reduction reduces them away: its reduced dims are).
   if (tier >= 1 || main.getNumReductionLoops() == 0)
     for (Value v : main->getResults())
       noteTensor(v);
