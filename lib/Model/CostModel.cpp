@@ -2,34 +2,9 @@
 
 #include "wsc/Model/CostModel.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace wsc::model {
-
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-Tile distribute(const std::vector<int64_t> &shape, const std::vector<int64_t> &xDims,
-                const std::vector<int64_t> &yDims, const TargetSpec &target) {
-  auto extent = [&](const std::vector<int64_t> &dims) {
-    int64_t result = 1;
-    for (int64_t d : dims)
-      result *= std::max<int64_t>(shape[d], 1);
-    return result;
-  };
-  int64_t extentX = extent(xDims), extentY = extent(yDims);
-  int64_t replicated = 1;
-  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
-    if (std::find(xDims.begin(), xDims.end(), d) == xDims.end() &&
-        std::find(yDims.begin(), yDims.end(), d) == yDims.end())
-      replicated *= std::max<int64_t>(shape[d], 1);
-  Tile tile;
-  tile.pesX = std::min(target.gridX, extentX);
-  tile.pesY = std::min(target.gridY, extentY);
-  tile.elementsPerPe =
-      ceilDiv(extentX, tile.pesX) * ceilDiv(extentY, tile.pesY) * replicated;
-  return tile;
-}
 
 double opCycles(const OpWork &op, const Tile &tile, const TargetSpec &target) {
   double pes = double(tile.pes());

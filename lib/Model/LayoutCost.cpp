@@ -292,16 +292,20 @@ private:
 
   /// The feature dims of the first resident operand (the input activation):
   /// H0 forward, H1 for the activation gradient, H0 for the weight gradient.
+  /// When it has none (an embedding's token ids), those of the next
+  /// resident tensor, operands first, that has some.
   std::vector<std::string> activationFeatures() const {
-    for (const TensorUse &t : kernel.operands) {
-      if (t.streamed)
-        continue;
-      std::vector<std::string> found;
-      for (const std::string &name : t.dims)
-        if (kernel.dim(name) && kernel.dim(name)->role == DimRole::Feature)
-          found.push_back(name);
-      return found;
-    }
+    for (const auto *list : {&kernel.operands, &kernel.results})
+      for (const TensorUse &t : *list) {
+        if (t.streamed)
+          continue;
+        std::vector<std::string> found;
+        for (const std::string &name : t.dims)
+          if (kernel.dim(name) && kernel.dim(name)->role == DimRole::Feature)
+            found.push_back(name);
+        if (!found.empty())
+          return found;
+      }
     return {};
   }
 
@@ -373,7 +377,7 @@ Layout tensorLayout(const KernelDesc &kernel, const Layout &mapping, const Tenso
         pes *= share.pes;
         continue;
       }
-      if (!isResult)
+      if (!isResult && tensor.streamed)
         continue;
       for (const auto &[resultDim, contracted] : kernel.scatter)
         if (contracted == base && contains(tensor.dims, resultDim) && !mapped(resultDim) &&
@@ -402,7 +406,7 @@ Evaluation evaluate(const KernelDesc &kernel, const Candidate &candidate,
 
   Evaluation eval;
   eval.candidate = candidate;
-  eval.sramBytes = context.reservedSramBytes;
+  eval.sramBytes = context.reservedSramBytes + kernel.reservedSramBytes;
   auto place = [&](const TensorUse &t, bool isResult) {
     TensorPlacement p;
     p.name = t.name;
@@ -528,6 +532,8 @@ std::string KernelReport::str() const {
                      std::to_string(chosen.sramBytes) + " B/PE";
   if (conversionCycles > 0)
     text += ", after a conversion of " + cyclesText(conversionCycles) + " cycles";
+  if (!runnerUp.empty())
+    text += "; runner-up " + runnerUp + ", " + cyclesText(runnerUpCycles) + " cycles";
   text += "\n";
   for (const auto *list : {&chosen.operands, &chosen.results})
     for (const TensorPlacement &p : *list) {
@@ -546,57 +552,110 @@ std::string LayoutPlan::str() const {
   return text + "total " + cyclesText(totalCycles) + " cycles\n";
 }
 
-LayoutPlan chooseLayout(const KernelDesc &kernel, const LayoutContext &context) {
-  return chooseLayouts({kernel}, context);
+namespace {
+
+/// Everything about a kernel that its evaluations depend on (not its name).
+std::string signature(const KernelDesc &k) {
+  std::string text = std::to_string(int(k.kind)) + "|" + std::to_string(k.opsPerPoint) + "|" +
+                     std::to_string(k.density) + "|" + std::to_string(k.reducedValues) + "|" +
+                     std::to_string(k.reservedSramBytes) + "|";
+  for (const IterDim &d : k.dims)
+    text += d.name + ":" + std::to_string(d.size) + ":" + std::to_string(int(d.role)) + ":" +
+            std::to_string(d.reduced) + ":" + std::to_string(d.halo) + ",";
+  for (const auto *list : {&k.operands, &k.results}) {
+    text += "|";
+    for (const TensorUse &t : *list)
+      text += t.name + names(t.dims) + std::to_string(t.elementBytes) + ":" +
+              std::to_string(t.streamed) + ":" + std::to_string(t.density) + ",";
+  }
+  for (const auto &[result, contracted] : k.scatter)
+    text += "|" + result + ">" + contracted;
+  return text;
 }
 
-LayoutPlan chooseLayouts(const std::vector<KernelDesc> &chain, const LayoutContext &context) {
+} // namespace
+
+size_t LayoutCache::intern(const KernelDesc &kernel, const LayoutContext &context) {
+  auto [it, inserted] = ids.try_emplace(signature(kernel), evaluated.size());
+  if (inserted) {
+    std::vector<Evaluation> all;
+    for (const Candidate &c : candidates(kernel, context))
+      all.push_back(evaluate(kernel, c, context));
+    evaluated.push_back(std::move(all));
+  }
+  return it->second;
+}
+
+double LayoutCache::conversion(size_t fromId, size_t from, size_t result,
+                               const KernelDesc &consumer, size_t toId, size_t to,
+                               size_t operand, const TargetSpec &target) {
+  auto [it, inserted] =
+      conversions.try_emplace({fromId, from, result, toId, to, operand}, 0.0);
+  if (inserted) {
+    const TensorUse &in = consumer.operands[operand];
+    it->second = conversionCycles(consumer.shapeOf(in), in.elementBytes,
+                                  evaluated[fromId][from].results[result].layout,
+                                  evaluated[toId][to].operands[operand].layout, target);
+  }
+  return it->second;
+}
+
+LayoutPlan chooseLayout(const KernelDesc &kernel, const LayoutContext &context,
+                        LayoutCache *cache) {
+  return chooseLayouts({kernel}, context, cache);
+}
+
+LayoutPlan chooseLayouts(const std::vector<KernelDesc> &chain, const LayoutContext &context,
+                         LayoutCache *cache) {
+  LayoutCache local;
+  if (!cache)
+    cache = &local;
   LayoutPlan plan;
   const size_t n = chain.size();
-  std::vector<std::vector<Evaluation>> options(n);
+  auto fail = [&](size_t k, std::string message) {
+    plan.error = "kernel '" + chain[k].name + "': " + message;
+    plan.errorKernel = k;
+    return plan;
+  };
+  // options[k]: indices of kernel k's candidates it may take.
+  std::vector<size_t> ids(n);
+  std::vector<std::vector<size_t>> options(n);
   for (size_t k = 0; k < n; ++k) {
     const KernelDesc &kernel = chain[k];
     if (k > 0) {
       const KernelDesc &prev = chain[k - 1];
       if (kernel.chainOperand < 0 || size_t(kernel.chainOperand) >= kernel.operands.size() ||
-          kernel.chainResult < 0 || size_t(kernel.chainResult) >= prev.results.size()) {
-        plan.error = "kernel '" + kernel.name + "': chain link out of range";
-        return plan;
-      }
+          kernel.chainResult < 0 || size_t(kernel.chainResult) >= prev.results.size())
+        return fail(k, "chain link out of range");
       std::vector<int64_t> in = kernel.shapeOf(kernel.operands[kernel.chainOperand]);
       std::vector<int64_t> out = prev.shapeOf(prev.results[kernel.chainResult]);
-      if (in != out) {
-        plan.error = "kernel '" + kernel.name + "': operand #" +
-                     std::to_string(kernel.chainOperand) + " has shape " + shapeText(in) +
-                     " but '" + prev.name + "' result #" + std::to_string(kernel.chainResult) +
-                     " has shape " + shapeText(out);
-        return plan;
-      }
+      if (in != out)
+        return fail(k, "operand #" + std::to_string(kernel.chainOperand) + " has shape " +
+                           shapeText(in) + " but '" + prev.name + "' result #" +
+                           std::to_string(kernel.chainResult) + " has shape " + shapeText(out));
     }
-    std::vector<Candidate> all = candidates(kernel, context);
-    const Evaluation *smallest = nullptr;
-    std::vector<Evaluation> evaluated;
-    for (const Candidate &c : all)
-      evaluated.push_back(evaluate(kernel, c, context));
-    for (const Evaluation &e : evaluated) {
-      if (e.fits)
-        options[k].push_back(e);
-      if (!smallest || e.sramBytes < smallest->sramBytes)
-        smallest = &e;
+    ids[k] = cache->intern(kernel, context);
+    const std::vector<Evaluation> &evaluated = cache->evaluations(ids[k]);
+    if (evaluated.empty())
+      return fail(k, std::string("no candidate layout with tiling=") +
+                         tilingName(context.tiling));
+    size_t smallest = 0;
+    for (size_t c = 0; c < evaluated.size(); ++c) {
+      if (evaluated[c].fits)
+        options[k].push_back(c);
+      if (evaluated[c].sramBytes < evaluated[smallest].sramBytes)
+        smallest = c;
     }
-    if (options[k].empty() && !smallest) {
-      plan.error = "kernel '" + kernel.name + "': no candidate layout with tiling=" +
-                   tilingName(context.tiling);
-      return plan;
-    }
+    if (options[k].empty() && context.overflowToSmallest)
+      options[k].push_back(smallest);
     if (options[k].empty()) {
-      int64_t reserved = context.reservedSramBytes;
-      plan.error = "kernel '" + kernel.name + "': no layout fits the " +
-                   std::to_string(context.target.sramPerPe) + "-byte PE SRAM; the smallest (" +
-                   smallest->candidate.label + ") needs " +
-                   std::to_string(smallest->sramBytes - reserved) + " bytes per PE" +
-                   (reserved ? " on top of " + std::to_string(reserved) + " reserved" : "");
-      return plan;
+      int64_t reserved = context.reservedSramBytes + kernel.reservedSramBytes;
+      const Evaluation &e = evaluated[smallest];
+      return fail(k, "no layout fits the " + std::to_string(context.target.sramPerPe) +
+                         "-byte PE SRAM; the smallest (" + e.candidate.label + ") needs " +
+                         std::to_string(e.sramBytes - reserved) + " bytes per PE" +
+                         (reserved ? " on top of " + std::to_string(reserved) + " reserved"
+                                   : ""));
     }
   }
 
@@ -605,20 +664,19 @@ LayoutPlan chooseLayouts(const std::vector<KernelDesc> &chain, const LayoutConte
   std::vector<std::vector<size_t>> prevChoice(n);
   for (size_t k = 0; k < n; ++k) {
     const KernelDesc &kernel = chain[k];
-    for (const Evaluation &e : options[k]) {
-      double cost = e.cycles.total(), convert = 0;
+    for (size_t c : options[k]) {
+      double cost = cache->evaluations(ids[k])[c].cycles.total(), convert = 0;
       size_t from = 0;
       if (k > 0) {
-        const TensorUse &in = kernel.operands[kernel.chainOperand];
         double bestTotal = std::numeric_limits<double>::infinity();
         for (size_t p = 0; p < options[k - 1].size(); ++p) {
-          double c = conversionCycles(kernel.shapeOf(in), in.elementBytes,
-                                      options[k - 1][p].results[kernel.chainResult].layout,
-                                      e.operands[kernel.chainOperand].layout, context.target);
-          if (best[k - 1][p] + c < bestTotal) {
-            bestTotal = best[k - 1][p] + c;
+          double cycles = cache->conversion(ids[k - 1], options[k - 1][p], kernel.chainResult,
+                                            kernel, ids[k], c, kernel.chainOperand,
+                                            context.target);
+          if (best[k - 1][p] + cycles < bestTotal) {
+            bestTotal = best[k - 1][p] + cycles;
             from = p;
-            convert = c;
+            convert = cycles;
           }
         }
         cost += bestTotal;
@@ -637,9 +695,18 @@ LayoutPlan chooseLayouts(const std::vector<KernelDesc> &chain, const LayoutConte
   plan.totalCycles = best[n - 1][choice];
   plan.kernels.resize(n);
   for (size_t k = n; k-- > 0;) {
-    plan.kernels[k].kernel = chain[k].name;
-    plan.kernels[k].chosen = options[k][choice];
-    plan.kernels[k].conversionCycles = toPrev[k][choice];
+    KernelReport &report = plan.kernels[k];
+    const std::vector<Evaluation> &evaluated = cache->evaluations(ids[k]);
+    report.kernel = chain[k].name;
+    report.chosen = evaluated[options[k][choice]];
+    report.conversionCycles = toPrev[k][choice];
+    for (size_t c : options[k]) {
+      double cycles = evaluated[c].cycles.total();
+      if (c != options[k][choice] && (report.runnerUp.empty() || cycles < report.runnerUpCycles)) {
+        report.runnerUp = evaluated[c].candidate.label;
+        report.runnerUpCycles = cycles;
+      }
+    }
     choice = prevChoice[k][choice];
   }
   plan.feasible = true;

@@ -328,7 +328,8 @@ private:
     }
   }
 
-  /// "x=[h] y=[b] on 924x64 PEs", from a value's "layout" object.
+  /// "x=[h] y=[b] on 924x64 PEs" ("split=[b:4] x=.." when split), from a
+  /// value's "layout" object.
   std::string describeLayout(const JsonReader &layout) {
     layout.requireObject();
     auto names = [&](const char *axis) {
@@ -340,6 +341,8 @@ private:
       return text + "]";
     };
     std::string text = names("x") + " " + names("y");
+    if (layout.optional("split"))
+      text = names("split") + " " + text;
     if (auto px = layout.optional("pes_x"))
       if (auto py = layout.optional("pes_y"))
         text += " on " + std::to_string(px->asIntIn(1, int64_t(1) << 40)) + "x" +

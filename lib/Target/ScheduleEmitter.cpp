@@ -156,8 +156,11 @@ json::Object Emitter::describe(Value value, Attribute layout) {
       return a;
     };
     layoutJson["dims"] = names(l.getDims());
+    if (!l.getSplit().empty())
+      layoutJson["split"] = names(l.getSplit());
     layoutJson["x"] = names(l.getX());
     layoutJson["y"] = names(l.getY());
+    layoutJson["tiling"] = stringifyLayoutTiling(l.getTiling()).str();
     layoutJson["pes_x"] = tile.pesX;
     layoutJson["pes_y"] = tile.pesY;
     entry["layout"] = std::move(layoutJson);

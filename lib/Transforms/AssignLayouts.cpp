@@ -1,10 +1,20 @@
-//===- AssignLayouts.cpp - data layouts for kernel operands and results ---===//
+//===- AssignLayouts.cpp - choose each kernel's data layouts --------------===//
+//
+// Describes every kernel to the layout cost model (DescribeKernel.h),
+// chooses layouts over chains of kernels (wsc::model::chooseLayouts), writes
+// them as the kernels' operand and result layouts, and converts where a
+// consumer wants a tensor in another layout than its producer left it in.
+//
+//===----------------------------------------------------------------------===//
 
+#include "wsc/Transforms/DescribeKernel.h"
 #include "wsc/Transforms/KernelCost.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Debug.h"
+
+#include <map>
 
 #define DEBUG_TYPE "wsc-assign-layouts"
 
@@ -15,63 +25,353 @@ namespace mlir::wsc {
 
 using namespace mlir;
 using namespace mlir::wsc;
+namespace model = ::wsc::model;
 
 namespace {
 
+/// One kernel as the pass handles it.
+struct Planned {
+  KernelOp op;
+  /// Set when the cost model chooses its layouts.
+  std::optional<KernelDescription> description;
+  /// Otherwise, why its layouts are kept (given, or defaults).
+  std::string kept;
+};
+
+/// A report's first line as a remark, its other lines (one per tensor) as
+/// notes attached to it.
+void emitReport(Location loc, StringRef text) {
+  SmallVector<StringRef> lines;
+  text.rtrim('\n').split(lines, '\n');
+  InFlightDiagnostic remark = mlir::emitRemark(loc) << lines.front();
+  for (StringRef line : llvm::drop_begin(lines))
+    remark.attachNote() << line.trim();
+}
+
 struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLayoutsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
+    ModuleOp module = getOperation();
+    targetAttr = TargetAttr::lookup(module);
+    target = toTargetSpec(targetAttr);
+    for (auto func : module.getOps<func::FuncOp>()) {
       FailureOr<BatchDims> dims = BatchDims::compute(func);
-      if (failed(dims))
+      if (failed(dims) || failed(assign(func, *dims)))
         return signalPassFailure();
-      assign(func, *dims);
     }
   }
 
-  Attribute layoutOf(Value value, const BatchDims &dims) {
-    auto tensor = llvm::dyn_cast<RankedTensorType>(value.getType());
-    if (!tensor)
-      return UnitAttr::get(&getContext());
-    return defaultLayout(&getContext(), tensor.getRank(), dims.lookup(value));
+private:
+  TargetAttr targetAttr;
+  model::TargetSpec target;
+  const BatchDims *dims = nullptr;
+  int64_t localBatch = 0;
+  std::map<std::pair<int64_t, int64_t>, model::LayoutCache> caches;
+
+  /// The PE rectangle a kernel's tensors span: its rect, else the wafer.
+  std::pair<int64_t, int64_t> pesOf(KernelOp kernel) const {
+    if (RectAttr rect = kernel.getRectAttr())
+      return {rect.getW(), rect.getH()};
+    return {target.gridX, target.gridY};
   }
 
-  void assign(func::FuncOp func, const BatchDims &dims) {
-    func.walk([&](KernelOp kernel) {
-      if (!kernel.getResultLayouts()) {
-        SmallVector<Attribute> layouts;
-        for (Value result : kernel.getResults())
-          layouts.push_back(layoutOf(result, dims));
-        kernel.setResultLayoutsAttr(ArrayAttr::get(&getContext(), layouts));
-      }
-      if (!kernel.getOperandLayouts()) {
-        SmallVector<Attribute> layouts;
-        for (Value input : kernel.getInputs())
-          layouts.push_back(layoutOf(input, dims));
-        kernel.setOperandLayoutsAttr(ArrayAttr::get(&getContext(), layouts));
-      }
-    });
-    // Convert where a kernel wants an operand in another layout than its
-    // producer left it in.
-    func.walk([&](KernelOp kernel) {
-      for (OpOperand &operand : kernel->getOpOperands()) {
-        auto wanted = llvm::dyn_cast<LayoutAttr>(
-            (*kernel.getOperandLayouts())[operand.getOperandNumber()]);
-        auto producer = operand.get().getDefiningOp<KernelOp>();
-        if (!wanted || !producer)
-          continue;
-        auto result = llvm::cast<OpResult>(operand.get());
-        auto have = llvm::dyn_cast<LayoutAttr>(
-            (*producer.getResultLayouts())[result.getResultNumber()]);
-        if (!have || have == wanted)
-          continue;
-        LLVM_DEBUG(llvm::dbgs() << "convert operand #" << operand.getOperandNumber()
-                                << " of " << kernel.getKernelName() << "\n");
-        OpBuilder builder(kernel);
-        auto convert = LayoutConvertOp::create(builder, kernel.getLoc(), operand.get().getType(), operand.get(), have, wanted);
-        operand.set(convert.getOutput());
-      }
-    });
+  /// One system's shape of `value` (its batch shard); -1 for a dynamic dim.
+  std::vector<int64_t> shapeOf(Value value) const {
+    auto type = llvm::cast<RankedTensorType>(value.getType());
+    if (type.hasStaticShape())
+      return localShape(type, dims->lookup(value), dims->getGlobalBatch(), localBatch);
+    std::vector<int64_t> shape;
+    for (int64_t size : type.getShape())
+      shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
+    return shape;
   }
+
+  /// The Figure 15 default (KernelCost.h), marked uneven where it does not
+  /// divide so that it is legal; unit for a stream.
+  Attribute defaultLayoutOf(Value value, std::pair<int64_t, int64_t> pes) const {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(value.getType());
+    if (!tensor)
+      return UnitAttr::get(value.getContext());
+    LayoutAttr layout = defaultLayout(value.getContext(), tensor.getRank(), dims->lookup(value));
+    model::Layout legal = layout.toModel(pes.first, pes.second);
+    if (!model::verify(legal, shapeOf(value), 1, 0).empty()) {
+      legal.tiling = model::Tiling::Uneven;
+      return LayoutAttr::get(value.getContext(), legal);
+    }
+    return layout;
+  }
+
+  model::TileInfo tileOf(LayoutAttr layout, Value value,
+                         std::pair<int64_t, int64_t> pes) const {
+    return model::tileOf(layout.toModel(pes.first, pes.second), shapeOf(value),
+                         elementBytes(value));
+  }
+
+  LogicalResult assign(func::FuncOp func, const BatchDims &batchDims);
+  LogicalResult verifyGiven(KernelOp kernel);
+  void keepLayouts(Planned &planned);
+  std::optional<std::pair<int64_t, int64_t>> chainLink(const Planned &producer,
+                                                       const Planned &consumer) const;
+  LogicalResult choose(ArrayRef<Planned *> chain);
+  void writeChosen(Planned &planned, const model::KernelReport &chosen);
+  void insertConversions(func::FuncOp func);
 };
+
+/// Checks explicitly given layouts against their tensors' shapes, the
+/// kernel's PEs and the PE SRAM: the cost model's verifier's messages.
+LogicalResult AssignLayoutsPass::verifyGiven(KernelOp kernel) {
+  auto check = [&](std::optional<ArrayAttr> layouts, ValueRange values,
+                   StringRef what) -> LogicalResult {
+    if (!layouts)
+      return success();
+    for (auto [i, attr, value] : llvm::enumerate(*layouts, values)) {
+      auto layout = llvm::dyn_cast<LayoutAttr>(attr);
+      if (!layout || !llvm::isa<RankedTensorType>(value.getType()))
+        continue;
+      auto [w, h] = pesOf(kernel);
+      std::vector<std::string> errors = model::verify(
+          layout.toModel(w, h), shapeOf(value), elementBytes(value), target.sramPerPe);
+      if (errors.empty())
+        continue;
+      InFlightDiagnostic diag = kernel.emitOpError()
+                                << what << " #" << i << " layout " << layout << ": "
+                                << errors.front();
+      for (const std::string &more : llvm::drop_begin(errors))
+        diag.attachNote() << more;
+      return diag;
+    }
+    return success();
+  };
+  if (failed(check(kernel.getOperandLayouts(), kernel.getInputs(), "operand")) ||
+      failed(check(kernel.getResultLayouts(), kernel.getResults(), "result")))
+    return failure();
+  return success();
+}
+
+/// Fills the layouts a kept kernel lacks with defaults.
+void AssignLayoutsPass::keepLayouts(Planned &planned) {
+  KernelOp kernel = planned.op;
+  auto pes = pesOf(kernel);
+  auto defaults = [&](ValueRange values) {
+    SmallVector<Attribute> layouts;
+    for (Value value : values)
+      layouts.push_back(defaultLayoutOf(value, pes));
+    return ArrayAttr::get(&getContext(), layouts);
+  };
+  if (!kernel.getOperandLayouts())
+    kernel.setOperandLayoutsAttr(defaults(kernel.getInputs()));
+  if (!kernel.getResultLayouts())
+    kernel.setResultLayoutsAttr(defaults(kernel.getResults()));
+  LLVM_DEBUG(llvm::dbgs() << kernel.getKernelName() << ": layouts kept (" << planned.kept
+                          << ")\n");
+  if (!report)
+    return;
+  std::string tensors;
+  int64_t sram = 0;
+  auto describe = [&](ArrayAttr layouts, ValueRange values, StringRef prefix) {
+    for (auto [i, attr, value] : llvm::enumerate(layouts, values)) {
+      auto layout = llvm::dyn_cast<LayoutAttr>(attr);
+      if (!layout)
+        continue;
+      model::TileInfo tile = tileOf(layout, value, pes);
+      sram += tile.bytes;
+      std::string shape;
+      for (int64_t e : tile.shape)
+        shape += (shape.empty() ? "" : ",") + std::to_string(e);
+      tensors += "\n" + prefix.str() + std::to_string(i) + ": " +
+                 layout.toModel(pes.first, pes.second).str() + ", tile [" + shape + "] " +
+                 std::to_string(tile.bytes) + " B";
+    }
+  };
+  describe(kernel.getOperandLayoutsAttr(), kernel.getInputs(), "in");
+  describe(kernel.getResultLayoutsAttr(), kernel.getResults(), "out");
+  emitReport(kernel.getLoc(), kernel.getKernelName().str() + ": layouts kept (" + planned.kept +
+                                  "), SRAM " + std::to_string(sram) + " B/PE" + tensors);
+}
+
+/// The chain link from `producer` to `consumer`: consumer's first described
+/// operand (its activation input) is producer's described result.
+std::optional<std::pair<int64_t, int64_t>>
+AssignLayoutsPass::chainLink(const Planned &producer, const Planned &consumer) const {
+  const KernelDescription &from = *producer.description, &to = *consumer.description;
+  if (pesOf(producer.op) != pesOf(consumer.op) || to.desc.operands.empty() ||
+      to.desc.operands.front().streamed)
+    return std::nullopt;
+  for (auto [i, tensor] : llvm::enumerate(to.inputs)) {
+    if (tensor.use != 0)
+      continue;
+    KernelOp consumerOp = consumer.op, producerOp = producer.op;
+    auto result = llvm::dyn_cast<OpResult>(consumerOp.getInputs()[i]);
+    if (!result || result.getOwner() != producerOp.getOperation())
+      return std::nullopt;
+    int64_t use = from.results[result.getResultNumber()].use;
+    if (use < 0 || from.desc.results[use].streamed ||
+        from.desc.shapeOf(from.desc.results[use]) != to.desc.shapeOf(to.desc.operands[0]))
+      return std::nullopt;
+    return std::make_pair(int64_t(0), use);
+  }
+  return std::nullopt;
+}
+
+/// Tensor layout attributes from the chosen mapping.
+void AssignLayoutsPass::writeChosen(Planned &planned, const model::KernelReport &chosen) {
+  KernelOp kernel = planned.op;
+  auto pes = pesOf(kernel);
+  std::map<std::string, int64_t> sizes;
+  for (const model::IterDim &dim : planned.description->desc.dims)
+    sizes[dim.name] = dim.size;
+  auto write = [&](ArrayRef<DescribedTensor> tensors, ValueRange values,
+                   const std::vector<model::TensorPlacement> &placed) {
+    SmallVector<Attribute> layouts;
+    for (auto [tensor, value] : llvm::zip(tensors, values)) {
+      std::optional<model::Layout> own;
+      if (tensor.use >= 0)
+        own = tensorDimsLayout(placed[tensor.use].layout, tensor, sizes);
+      if (own) {
+        layouts.push_back(LayoutAttr::get(&getContext(), *own));
+        continue;
+      }
+      if (tensor.use >= 0)
+        LLVM_DEBUG(llvm::dbgs() << kernel.getKernelName() << ": "
+                                << placed[tensor.use].layout.str()
+                                << " has no form over the tensor's dims; default layout\n");
+      layouts.push_back(defaultLayoutOf(value, pes));
+    }
+    return ArrayAttr::get(&getContext(), layouts);
+  };
+  const KernelDescription &d = *planned.description;
+  kernel.setOperandLayoutsAttr(write(d.inputs, kernel.getInputs(), chosen.chosen.operands));
+  kernel.setResultLayoutsAttr(write(d.results, kernel.getResults(), chosen.chosen.results));
+  LLVM_DEBUG(llvm::dbgs() << chosen.str());
+  if (!chosen.chosen.fits)
+    mlir::emitWarning(kernel.getLoc()) << "kernel '" << kernel.getKernelName()
+                                       << "': no layout fits the " << target.sramPerPe
+                         << "-byte PE SRAM; took the smallest (" << chosen.chosen.candidate.label
+                         << "), which needs " << chosen.chosen.sramBytes << " bytes per PE";
+  if (report)
+    emitReport(kernel.getLoc(), chosen.str());
+}
+
+LogicalResult AssignLayoutsPass::choose(ArrayRef<Planned *> chain) {
+  std::vector<model::KernelDesc> descs;
+  for (size_t k = 0; k < chain.size(); ++k) {
+    descs.push_back(chain[k]->description->desc);
+    if (k > 0) {
+      auto link = *chainLink(*chain[k - 1], *chain[k]);
+      descs.back().chainOperand = link.first;
+      descs.back().chainResult = link.second;
+    }
+  }
+  auto pes = pesOf(chain.front()->op);
+  model::LayoutContext context;
+  context.target = target;
+  context.width = pes.first;
+  context.height = pes.second;
+  context.overflowToSmallest = allowSramOverflow;
+  model::LayoutPlan plan = model::chooseLayouts(descs, context, &caches[pes]);
+  if (!plan.feasible)
+    return mlir::emitError(chain[plan.errorKernel]->op.getLoc()) << plan.error;
+  for (size_t k = 0; k < chain.size(); ++k)
+    writeChosen(*chain[k], plan.kernels[k]);
+  return success();
+}
+
+/// Where a consumer wants an operand in another distribution than its
+/// producer left it in (names aside), convert it first.
+void AssignLayoutsPass::insertConversions(func::FuncOp func) {
+  func.walk([&](KernelOp kernel) {
+    for (OpOperand &operand : kernel->getOpOperands()) {
+      auto wanted = llvm::dyn_cast<LayoutAttr>(
+          (*kernel.getOperandLayouts())[operand.getOperandNumber()]);
+      auto producer = operand.get().getDefiningOp<KernelOp>();
+      if (!wanted || !producer)
+        continue;
+      auto result = llvm::cast<OpResult>(operand.get());
+      auto have = llvm::dyn_cast<LayoutAttr>(
+          (*producer.getResultLayouts())[result.getResultNumber()]);
+      if (!have || have == wanted)
+        continue;
+      auto [fw, fh] = pesOf(producer);
+      auto [tw, th] = pesOf(kernel);
+      model::Layout to = wanted.toModel(tw, th);
+      model::Layout from = have.toModel(fw, fh).renamed(to.dims);
+      std::vector<int64_t> shape = shapeOf(operand.get());
+      model::TileInfo a = model::tileOf(from, shape, 1), b = model::tileOf(to, shape, 1);
+      if (a.xShares == b.xShares && a.yShares == b.yShares && a.pesX == b.pesX &&
+          a.pesY == b.pesY)
+        continue;
+      LLVM_DEBUG(llvm::dbgs() << "convert operand #" << operand.getOperandNumber() << " of "
+                              << kernel.getKernelName() << ": " << from.str() << " -> "
+                              << to.str() << "\n");
+      OpBuilder builder(kernel);
+      auto convert = LayoutConvertOp::create(builder, kernel.getLoc(), operand.get().getType(),
+                                             operand.get(), have, wanted);
+      operand.set(convert.getOutput());
+    }
+  });
+}
+
+LogicalResult AssignLayoutsPass::assign(func::FuncOp func, const BatchDims &batchDims) {
+  dims = &batchDims;
+  localBatch = largestShard(batchDims.getGlobalBatch(), target.systems);
+  DescribeOptions options;
+  options.localBatch = localBatch;
+  options.weightBytes = getByteWidth(targetAttr.getWeightDtype());
+  options.gradientBytes = getByteWidth(targetAttr.getGradientDtype());
+
+  std::vector<Planned> kernels;
+  func.walk([&](KernelOp kernel) { kernels.push_back({kernel, std::nullopt, ""}); });
+  for (Planned &planned : kernels) {
+    KernelOp kernel = planned.op;
+    if (kernel.getOperandLayouts() || kernel.getResultLayouts()) {
+      if (failed(verifyGiven(kernel)))
+        return failure();
+      planned.kept = "given";
+      continue;
+    }
+    std::string whyNot;
+    FailureOr<KernelDescription> described = describeKernel(kernel, batchDims, options, whyNot);
+    if (failed(described)) {
+      planned.kept = "default: " + whyNot;
+      continue;
+    }
+    // Tensors not over the described dims keep the default layout and take
+    // its SRAM.
+    auto pes = pesOf(kernel);
+    auto reserve = [&](ArrayRef<DescribedTensor> tensors, ValueRange values) {
+      for (auto [tensor, value] : llvm::zip(tensors, values))
+        if (tensor.use < 0 && !tensor.streamed)
+          if (auto layout = llvm::dyn_cast<LayoutAttr>(defaultLayoutOf(value, pes)))
+            described->desc.reservedSramBytes += tileOf(layout, value, pes).bytes;
+    };
+    reserve(described->inputs, kernel.getInputs());
+    reserve(described->results, kernel.getResults());
+    planned.description = std::move(*described);
+  }
+
+  // Chains of described kernels, each one's activation input the previous
+  // one's result; the choice trades kernel cycles against conversions
+  // along a chain.
+  SmallVector<Planned *> chain;
+  auto flush = [&]() -> LogicalResult {
+    LogicalResult result = chain.empty() ? success() : choose(chain);
+    chain.clear();
+    return result;
+  };
+  for (Planned &planned : kernels) {
+    if (!planned.description) {
+      keepLayouts(planned);
+      continue;
+    }
+    if (!chain.empty() && !chainLink(*chain.back(), planned) && failed(flush()))
+      return failure();
+    chain.push_back(&planned);
+  }
+  if (failed(flush()))
+    return failure();
+  insertConversions(func);
+  return success();
+}
 
 } // namespace

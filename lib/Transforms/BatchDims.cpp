@@ -187,6 +187,8 @@ bool BatchDims::isBatchOutermost(Value value) const {
 
 FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
   BatchDims result;
+  if (func.isExternal())
+    return result; // a declaration has no values to follow
   Solver solver{result.dims, result.inner};
   for (BlockArgument arg : func.getArguments()) {
     if (!isBatchArgument(func, arg.getArgNumber()))

@@ -1,6 +1,7 @@
 //===- KernelCost.cpp - apply the cost model to wsc IR --------------------===//
 
 #include "wsc/Transforms/KernelCost.h"
+#include "wsc/Transforms/DescribeKernel.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -70,11 +71,16 @@ LayoutAttr mlir::wsc::defaultLayout(MLIRContext *ctx, int64_t rank,
 }
 
 ::wsc::model::Tile mlir::wsc::tileOf(ArrayRef<int64_t> shape, LayoutAttr layout,
-                              const ::wsc::model::TargetSpec &target) {
-  std::vector<int64_t> s(shape.begin(), shape.end());
-  SmallVector<int64_t> xs = layout.getXDims(), ys = layout.getYDims();
-  return ::wsc::model::distribute(s, std::vector<int64_t>(xs.begin(), xs.end()),
-                           std::vector<int64_t>(ys.begin(), ys.end()), target);
+                                     const ::wsc::model::TargetSpec &target) {
+  ::wsc::model::Layout model = layout.toModel(target.gridX, target.gridY);
+  ::wsc::model::TileInfo info =
+      ::wsc::model::tileOf(model, std::vector<int64_t>(shape.begin(), shape.end()), 1);
+  // An axis without dims holds copies: those PEs share none of the work.
+  ::wsc::model::Tile tile;
+  tile.pesX = model.x.empty() ? 1 : info.pesX;
+  tile.pesY = model.y.empty() ? 1 : info.pesY;
+  tile.elementsPerPe = info.elements;
+  return tile;
 }
 
 bool mlir::wsc::isContraction(linalg::LinalgOp op) {
@@ -88,11 +94,7 @@ bool mlir::wsc::isContraction(linalg::LinalgOp op) {
   return mul && add;
 }
 
-/// The loop of a one-hot reduction `out[.., v, ..] += (idx[t] == v) ? x : 0`
-/// (the embedding gradient the exporter emits), or nullopt. Such an op is a
-/// scatter-add: each reduction point touches one `v`, so its work is the
-/// iteration count divided by that loop's range.
-static std::optional<unsigned> oneHotLoop(linalg::LinalgOp op) {
+std::optional<unsigned> mlir::wsc::oneHotLoop(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0 || op->getNumRegions() != 1)
     return std::nullopt;
   for (Operation &inner : op->getRegion(0).front()) {
@@ -213,26 +215,42 @@ static double sparseFraction(linalg::LinalgOp op, const DenseMap<Value, double> 
 KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
                                      int64_t localBatch,
                                      const ::wsc::model::TargetSpec &target) {
-  // The kernel runs in the layout of its largest batch-carrying tensor.
+  // The kernel runs in the layout of its largest batch-carrying tensor (of
+  // its main op's, when the layout cost model describes it): the layout
+  // wsc-assign-layouts gave it, else the default.
+  std::string whyNot;
+  DescribeOptions options;
+  options.localBatch = localBatch;
+  FailureOr<KernelDescription> described = describeKernel(kernel, dims, options, whyNot);
   Value primary;
+  LayoutAttr primaryLayout;
   double primaryBytes = -1;
-  auto consider = [&](Value v) {
+  auto consider = [&](Value v, std::optional<ArrayAttr> layouts, unsigned index,
+                      const DescribedTensor *tensor) {
     double bytes = localBytes(v, dims, localBatch);
-    if (dims.lookup(v) && bytes > primaryBytes) {
+    bool mainOps = !tensor || (tensor->use >= 0 && !tensor->streamed);
+    if (dims.lookup(v) && mainOps && bytes > primaryBytes) {
       primary = v;
       primaryBytes = bytes;
+      primaryLayout = layouts ? llvm::dyn_cast<LayoutAttr>((*layouts)[index]) : LayoutAttr();
     }
   };
-  for (Value v : kernel.getBodyBlock().getArguments())
-    consider(v);
-  for (Value v : kernel.getResults())
-    consider(v);
+  auto describedTensor = [&](ArrayRef<DescribedTensor> tensors, unsigned index) {
+    return succeeded(described) ? &tensors[index] : nullptr;
+  };
+  for (auto [i, v] : llvm::enumerate(kernel.getBodyBlock().getArguments()))
+    consider(v, kernel.getOperandLayouts(), i,
+             describedTensor(succeeded(described) ? described->inputs : ArrayRef<DescribedTensor>(), i));
+  for (auto [i, v] : llvm::enumerate(kernel.getResults()))
+    consider(v, kernel.getResultLayouts(), i,
+             describedTensor(succeeded(described) ? described->results : ArrayRef<DescribedTensor>(), i));
   ::wsc::model::Tile tile;
   if (primary) {
     auto type = llvm::cast<RankedTensorType>(primary.getType());
     std::optional<int64_t> batchDim = dims.lookup(primary);
-    tile = tileOf(localShape(type, batchDim, dims.getGlobalBatch(), localBatch),
-                  defaultLayout(kernel.getContext(), type.getRank(), batchDim),
+    if (!primaryLayout)
+      primaryLayout = defaultLayout(kernel.getContext(), type.getRank(), batchDim);
+    tile = tileOf(localShape(type, batchDim, dims.getGlobalBatch(), localBatch), primaryLayout,
                   target);
   }
   KernelCost cost;

@@ -26,7 +26,8 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCSyncBatchStatistics());
   pm.addPass(createWSCFormKernels());
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
-  pm.addPass(createWSCAssignLayouts());
+  pm.addPass(createWSCAssignLayouts(
+      WSCAssignLayoutsOptions{/*report=*/false, options.allowSramOverflow}));
   pm.addPass(createWSCPlaceKernels(
       WSCPlaceKernelsOptions{options.timeLimit, options.mode == "auto",
                              options.expectedValidFraction}));

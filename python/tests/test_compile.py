@@ -90,7 +90,10 @@ def test_report_explains_mode_layouts_and_time():
     assert "2 systems need weight streaming" in report["mode_reason"]
     assert report["warnings"] == []
     assert report["systems"] == 2
-    assert report["layouts"]["0.fwd"]["layout"]["x"] == ["h"]
+    # The layer's output features over x (named h1 by the cost model).
+    layout = report["layouts"]["0.fwd"]["layout"]
+    assert layout["dims"][-1] == "h1" and layout["x"] == ["h1"], layout
+    assert layout["tiling"] in ("exact", "pad", "uneven")
     last = report["last_step"]
     assert last["time_s"] > 0 and last["bytes_in"] > 0 and last["bytes_out"] > 0
     assert "wsc.kernel" in prog.mlir.compiled and "linalg.matmul" in prog.mlir.exported

@@ -45,23 +45,77 @@ module attributes {l = #wsc.layout<dims = ["b"], x = [], y = [1]>} {}
 
 // -----
 
-// expected-error @+1 {{layout names tensor dim "b" twice}}
+// expected-error @+1 {{dim 'b' appears twice in dims}}
 module attributes {l = #wsc.layout<dims = ["b", "b"], x = [], y = []>} {}
 
 // -----
 
-// expected-error @+1 {{layout maps unknown dim 'h' to wafer axis x}}
+// expected-error @+1 {{x names unknown dim 'h'}}
 module attributes {l = #wsc.layout<dims = ["b"], x = ["h"], y = []>} {}
 
 // -----
 
-// expected-error @+1 {{tensor dim 'h' mapped to two wafer axes (x and y)}}
+// expected-error @+1 {{dim 'h' is mapped to both x and y}}
 module attributes {l = #wsc.layout<dims = ["b", "h"], x = ["h"], y = ["h"]>} {}
 
 // -----
 
-// expected-error @+1 {{tensor dim 'h' listed twice on wafer axis x}}
+// expected-error @+1 {{dim 'h' appears twice on x}}
 module attributes {l = #wsc.layout<dims = ["b", "h"], x = ["h", "h"], y = []>} {}
+
+// -----
+
+// expected-error @+1 {{layout splits must be strings, got 4 : i64}}
+module attributes {l = #wsc.layout<dims = ["b"], x = [], y = [], split = [4]>} {}
+
+// -----
+
+// expected-error @+1 {{layout split "b4" must be "dim:factor", e.g. "b:4"}}
+module attributes {l = #wsc.layout<dims = ["b"], x = [], y = [], split = ["b4"]>} {}
+
+// -----
+
+// expected-error @+1 {{dim name 'b.0' is not an identifier}}
+module attributes {l = #wsc.layout<dims = ["b.0"], x = [], y = []>} {}
+
+// -----
+
+// Figure 16 views the batch as two factors; the axes must name them.
+// expected-error @+1 {{dim 'b' is split; y must name its factors 'b.0' and 'b.1'}}
+module attributes {l = #wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], split = ["b:2"]>} {}
+
+// -----
+
+// expected-error @+1 {{y names 'b.1', but dim 'b' is not split}}
+module attributes {l = #wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b.1"]>} {}
+
+// -----
+
+// expected-error @+1 {{split names unknown dim 'q'}}
+module attributes {l = #wsc.layout<dims = ["b"], x = [], y = [], split = ["q:2"]>} {}
+
+// -----
+
+// expected-error @+1 {{dim 'b' is split twice}}
+module attributes {l = #wsc.layout<dims = ["b"], x = ["b.0"], y = ["b.1"], split = ["b:2", "b:4"]>} {}
+
+// -----
+
+// expected-error @+1 {{split factor of dim 'b' must be positive (got 0)}}
+module attributes {l = #wsc.layout<dims = ["b"], x = ["b.0"], y = ["b.1"], split = ["b:0"]>} {}
+
+// -----
+
+// Every error is reported: the first as the error, the others as notes.
+// expected-error @+2 {{x names unknown dim 'q'}}
+// expected-note @+1 {{y names unknown dim 'r'}}
+module attributes {l = #wsc.layout<dims = ["b"], x = ["q"], y = ["r"]>} {}
+
+// -----
+
+// expected-error @+2 {{expected one of [exact, pad, uneven]}}
+// expected-error @+1 {{failed to parse WSC_LayoutAttr parameter 'tiling'}}
+module attributes {l = #wsc.layout<dims = ["b"], x = [], y = ["b"], tiling = ragged>} {}
 
 // -----
 

@@ -20,9 +20,10 @@
 // CHECK: class="label">loss</text>
 // CHECK: </svg>
 
-// The wafer outline plus three regions; five routes (two values go from
-// the loss back to layer 2).
-// XML: 4 5
+// The wafer outline plus three regions; six routes (two values go from
+// the loss back to layer 2; layer 0's output goes to layer 2 twice, as it
+// is and converted to the layout layer 2's backward kernel reads it in).
+// XML: 4 6
 
 // ERR: error: a floorplan needs a layer-pipelined module
 module {

@@ -17,41 +17,6 @@ TargetSpec smallWafer() {
   return t;
 }
 
-TEST(Distribute, FeaturesOverXBatchOverY) {
-  // 16 tokens x 32 features on an 8x4 grid: 4 features x 4 tokens per PE.
-  Tile tile = distribute({16, 32}, {1}, {0}, smallWafer());
-  EXPECT_EQ(tile.pesX, 8);
-  EXPECT_EQ(tile.pesY, 4);
-  EXPECT_EQ(tile.elementsPerPe, 16);
-}
-
-TEST(Distribute, UnevenSplitRoundsUpOnTheBusiestPe) {
-  Tile tile = distribute({5, 9}, {1}, {0}, smallWafer());
-  EXPECT_EQ(tile.pesX, 8);
-  EXPECT_EQ(tile.pesY, 4);
-  EXPECT_EQ(tile.elementsPerPe, 2 * 2); // ceil(9/8) * ceil(5/4)
-}
-
-TEST(Distribute, SmallDimsUseFewerPes) {
-  Tile tile = distribute({2, 3}, {1}, {0}, smallWafer());
-  EXPECT_EQ(tile.pes(), 6);
-  EXPECT_EQ(tile.elementsPerPe, 1);
-}
-
-TEST(Distribute, UnmappedDimsAreReplicated) {
-  // A weight [H1, H0] with H0 over x: every PE row holds all H1 rows.
-  Tile tile = distribute({6, 16}, {1}, {}, smallWafer());
-  EXPECT_EQ(tile.pesY, 1);
-  EXPECT_EQ(tile.elementsPerPe, 6 * 2);
-}
-
-TEST(Distribute, JointDimsOnOneAxis) {
-  // batch x seq over y jointly (Figure 15): 2*8 = 16 rows over 4 PEs.
-  Tile tile = distribute({2, 8, 8}, {2}, {0, 1}, smallWafer());
-  EXPECT_EQ(tile.pesY, 4);
-  EXPECT_EQ(tile.elementsPerPe, 4 * 1);
-}
-
 TEST(OpCycles, ContractionIsMacsOverPesAndSimd) {
   TargetSpec t = smallWafer();
   Tile tile{8, 4, 16};

@@ -84,7 +84,7 @@ TEST(LayoutCost, ReportShowsLayoutTileAndSram) {
   ASSERT_EQ(chosenLabel(plan), "fig16 b:2");
   EXPECT_EQ(plan.kernels[0].str(),
             "fc: fig16 b:2 x=[b,h0] y=[s] on 8x4 PEs, 64 cycles (compute 32, reduce 12, "
-            "broadcast 20, halo 0), SRAM 24 B/PE\n"
+            "broadcast 20, halo 0), SRAM 24 B/PE; runner-up fig15, 68 cycles\n"
             "  x: dims=[b,s,h0] x=[b,h0] y=[s] pes=8x4 tiling=exact, tile [1,2,4] 16 B\n"
             "  w: dims=[h1,h0] x=[h0] y=[] pes=4x4 tiling=exact, tile [8,4] 64 B (streamed)\n"
             "  y: dims=[b,s,h1] x=[b,h1] y=[s] pes=8x4 tiling=exact, tile [1,2,2] 8 B\n");
@@ -228,6 +228,20 @@ TEST(LayoutCost, Figure17BackwardSplitsH1OverX) {
   EXPECT_DOUBLE_EQ(bwd.totalCycles, fwd.totalCycles); // square weight: mirror images
 }
 
+TEST(LayoutCost, BackwardKernelKeepsItsStoredInputOverX) {
+  // A backward kernel also reads the stored input x[b,s,h0] (for the weight
+  // gradient). Figure 17 puts H1 over x; x's H0 takes H1's columns, as the
+  // result dx's does, rather than sitting whole on every PE.
+  KernelDesc bwd = linearBackwardData("fc.bwd", 2, 8, 16, 8);
+  bwd.operands.push_back({"x", {"b", "s", "h0"}, 2});
+  Evaluation e = evaluateLabel(bwd, smallWafer(), "fig15");
+  EXPECT_EQ(e.operands[0].layout.str(), "dims=[b,s,h1] x=[h1] y=[b,s] pes=8x4 tiling=exact");
+  EXPECT_EQ(e.operands[2].layout.str(), "dims=[b,s,h0] x=[h0] y=[b,s] pes=8x4 tiling=exact");
+  EXPECT_EQ(e.operands[2].tile.shape, (std::vector<int64_t>{1, 4, 2}));
+  // dy [1,4,1], x [1,4,2] and dx [1,4,2], 2 bytes each; w streams.
+  EXPECT_EQ(e.sramBytes, (4 + 8 + 8) * 2);
+}
+
 TEST(LayoutCost, WeightGradientReducesOverYAndLeavesSplitByH0) {
   // 7.2: batch and sequence reduce in one pass along y; 7.2.1: each row of
   // gradients leaves split along H0 over x.
@@ -302,6 +316,32 @@ TEST(LayoutCost, SaysSoWhenNothingFits) {
   EXPECT_EQ(chooseLayout(layerNorm("ln", 4, 2048, 12288), c).error,
             "kernel 'ln': no layout fits the 49152-byte PE SRAM; the smallest (fig15) needs "
             "504 bytes per PE on top of 49000 reserved");
+}
+
+TEST(LayoutCost, KernelReservedSramCountsOnTopOfTheContexts) {
+  // A kernel's tensors outside its description take SRAM too.
+  LayoutContext c;
+  c.reservedSramBytes = 40000;
+  KernelDesc ln = layerNorm("ln", 4, 2048, 12288);
+  ln.reservedSramBytes = 9000;
+  Evaluation e = evaluateLabel(ln, c, "fig15");
+  EXPECT_EQ(e.sramBytes, 40000 + 9000 + 504);
+  EXPECT_EQ(chooseLayout(ln, c).error,
+            "kernel 'ln': no layout fits the 49152-byte PE SRAM; the smallest (fig15) needs "
+            "504 bytes per PE on top of 49000 reserved");
+}
+
+TEST(LayoutCost, OverflowToSmallestTakesTheLeastSram) {
+  // As in SaysSoWhenNothingFits, but asked to carry on: the smallest
+  // candidate is taken and marked as not fitting.
+  LayoutContext c;
+  c.width = 64;
+  c.height = 64;
+  c.overflowToSmallest = true;
+  LayoutPlan plan = chooseLayout(layerNorm("ln", 4, 2048, 12288), c);
+  ASSERT_EQ(chosenLabel(plan), "fig15");
+  EXPECT_FALSE(plan.kernels[0].chosen.fits);
+  EXPECT_EQ(plan.kernels[0].chosen.sramBytes, 98304);
 }
 
 TEST(LayoutCost, ExactTilingKeepsOnlyDividingLayouts) {
@@ -438,6 +478,34 @@ TEST(Chain, DynamicProgramMatchesBruteForce) {
   ASSERT_TRUE(plan.feasible);
   EXPECT_DOUBLE_EQ(plan.totalCycles, best);
   EXPECT_DOUBLE_EQ(plan.totalCycles, sumOfParts(plan));
+}
+
+TEST(Chain, CacheEvaluatesRepeatedKernelsOnce) {
+  // GPT-3 repeats one block 96 times: a shared cache evaluates each distinct
+  // kernel once and gives the plan an uncached search gives.
+  LayoutContext c;
+  std::vector<KernelDesc> chain{linearForward("down", 256, 128, 8192, 256)};
+  for (int i = 0; i < 6; ++i)
+    chain.push_back(linearForward("fc" + std::to_string(i), 256, 128, 256, 256));
+  LayoutCache cache;
+  LayoutPlan cached = chooseLayouts(chain, c, &cache);
+  EXPECT_EQ(cache.size(), 2u);
+  LayoutPlan again = chooseLayouts(chain, c, &cache);
+  EXPECT_EQ(cache.size(), 2u);
+  LayoutPlan uncached = chooseLayouts(chain, c);
+  ASSERT_TRUE(cached.feasible && uncached.feasible);
+  EXPECT_EQ(cached.str(), uncached.str());
+  EXPECT_EQ(again.str(), uncached.str());
+  EXPECT_EQ(cached.kernels[3].kernel, "fc2"); // names come from the chain, not the cache
+}
+
+TEST(Chain, ErrorNamesTheKernelItIsAbout) {
+  KernelDesc ln = layerNorm("ln", 4, 2048, 12288);
+  ln.reservedSramBytes = 49000;
+  LayoutPlan plan = chooseLayouts({linearForward("fc", 4, 2048, 12288, 12288), ln}, {});
+  EXPECT_FALSE(plan.feasible);
+  EXPECT_EQ(plan.errorKernel, 1u);
+  EXPECT_EQ(plan.error.rfind("kernel 'ln': no layout fits", 0), 0u) << plan.error;
 }
 
 TEST(Chain, RejectsMismatchedLinks) {

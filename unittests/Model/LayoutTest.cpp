@@ -117,15 +117,6 @@ TEST(TileAlgebra, AnAxisWithoutDimsReplicates) {
   EXPECT_EQ(t.pesY, 4);
 }
 
-TEST(TileAlgebra, AgreesWithDistributeForOneDimPerAxis) {
-  TargetSpec target;
-  target.gridX = 8;
-  target.gridY = 4;
-  Tile old = distribute({5, 9}, {1}, {0}, target);
-  TileInfo t = tileOf(parsed("dims=[b,h] x=[h] y=[b] pes=8x4 tiling=uneven"), {5, 9}, 4);
-  EXPECT_EQ(t.elements, old.elementsPerPe);
-}
-
 //===----------------------------------------------------------------------===//
 // Verifier
 //===----------------------------------------------------------------------===//

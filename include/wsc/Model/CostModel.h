@@ -45,18 +45,15 @@ struct TargetSpec {
   double waferSramBytes() const { return double(numPEs()) * double(sramPerPe); }
 };
 
-/// How a tensor spreads over the PE grid under a layout.
+/// How a tensor spreads over the PE grid under a layout, as op timing sees
+/// it: the PEs sharing the work and the busiest one's elements
+/// (`mlir::wsc::tileOf` derives it from the layout algebra).
 struct Tile {
   int64_t pesX = 1;          ///< PE columns holding a piece
   int64_t pesY = 1;          ///< PE rows holding a piece
   int64_t elementsPerPe = 0; ///< elements on the busiest PE
   int64_t pes() const { return pesX * pesY; }
 };
-
-/// Splits `shape` over the wafer: the dims in `xDims` jointly over the
-/// columns, those in `yDims` over the rows, the rest replicated on each PE.
-Tile distribute(const std::vector<int64_t> &shape, const std::vector<int64_t> &xDims,
-                const std::vector<int64_t> &yDims, const TargetSpec &target);
 
 /// The work of one structured op in a kernel.
 struct OpWork {

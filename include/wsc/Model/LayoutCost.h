@@ -14,6 +14,8 @@
 #include "wsc/Model/CostModel.h"
 #include "wsc/Model/Layout.h"
 
+#include <array>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +78,9 @@ struct KernelDesc {
   /// In a chain, operand `chainOperand` is the previous kernel's result `chainResult`.
   int64_t chainOperand = 0;
   int64_t chainResult = 0;
+  /// SRAM per PE this kernel's other tensors take (those not described over
+  /// its dims), on top of the context's reserved bytes.
+  int64_t reservedSramBytes = 0;
 
   const IterDim *dim(const std::string &dimName) const;
   /// The sizes of `tensor`'s dims.
@@ -118,6 +123,9 @@ struct LayoutContext {
   /// The loosest tiling rule allowed. Candidates whose dims all divide are
   /// marked exact; with Tiling::Exact the others are dropped.
   Tiling tiling = Tiling::Uneven;
+  /// When no candidate of a kernel fits in SRAM, take the one needing the
+  /// least (its report has `chosen.fits == false`) instead of failing.
+  bool overflowToSmallest = false;
 
   int64_t pesX() const { return width > 0 ? width : target.gridX; }
   int64_t pesY() const { return height > 0 ? height : target.gridY; }
@@ -143,8 +151,11 @@ struct Candidate {
 std::vector<Candidate> candidates(const KernelDesc &kernel, const LayoutContext &context);
 
 /// The layout of one of the kernel's tensors under `mapping`: the mapping
-/// restricted to its dims; a result dim named in `scatter` takes the slot of
-/// its contracted dim. `pes` is the rectangle one copy spans.
+/// restricted to its dims; in a result or a resident operand, a dim named
+/// in `scatter` that the mapping leaves out takes the slot of its contracted
+/// dim (the linear's output lands where its input's features were; in a
+/// backward kernel the stored input's H0 lies where the gradient's H1 is).
+/// `pes` is the rectangle one copy spans.
 Layout tensorLayout(const KernelDesc &kernel, const Layout &mapping,
                     const TensorUse &tensor, bool isResult);
 
@@ -189,27 +200,57 @@ struct KernelReport {
   std::string kernel;
   Evaluation chosen;
   double conversionCycles = 0; ///< converting the chained operand first (0: none)
+  /// The cheapest other candidate that fits, by its own cycles ("": none).
+  std::string runnerUp;
+  double runnerUpCycles = 0;
   /// "fc1: fig15 x=[h0] y=[b,s] on 924x920 PEs, 530220 cycles (compute ..,
-  /// reduce .., broadcast .., halo ..), SRAM 504 B/PE", then one line per
-  /// tensor: its layout text, per-PE tile and bytes.
+  /// reduce .., broadcast .., halo ..), SRAM 504 B/PE; runner-up fig16 b:2,
+  /// 612610 cycles", then one line per tensor: its layout text, per-PE tile
+  /// and bytes.
   std::string str() const;
 };
 
 struct LayoutPlan {
   bool feasible = false;
-  std::string error; ///< why not, naming the kernel
+  std::string error;       ///< why not, naming the kernel
+  size_t errorKernel = 0;  ///< the kernel (chain position) the error is about
   std::vector<KernelReport> kernels;
   double totalCycles = 0; ///< kernels plus conversions
   std::string str() const;
 };
 
+/// Remembers the evaluated candidates of each distinct kernel (everything
+/// but its name: a model's repeated layers are evaluated once) and the
+/// conversion cycles between them. Valid for one LayoutContext.
+class LayoutCache {
+public:
+  /// The id of `kernel`'s signature and its evaluated candidates.
+  size_t intern(const KernelDesc &kernel, const LayoutContext &context);
+  const std::vector<Evaluation> &evaluations(size_t id) const { return evaluated[id]; }
+  /// Distinct kernels seen.
+  size_t size() const { return evaluated.size(); }
+  /// Conversion cycles from candidate `from` of kernel `fromId`'s result
+  /// `result` to candidate `to` of kernel `toId`'s operand `operand`.
+  double conversion(size_t fromId, size_t from, size_t result, const KernelDesc &consumer,
+                    size_t toId, size_t to, size_t operand, const TargetSpec &target);
+
+private:
+  std::map<std::string, size_t> ids;
+  std::vector<std::vector<Evaluation>> evaluated;
+  std::map<std::array<size_t, 6>, double> conversions;
+};
+
 /// The cheapest feasible candidate of one kernel.
-LayoutPlan chooseLayout(const KernelDesc &kernel, const LayoutContext &context);
+LayoutPlan chooseLayout(const KernelDesc &kernel, const LayoutContext &context,
+                        LayoutCache *cache = nullptr);
 
 /// Per-kernel layouts minimising the chain's kernel and conversion cycles
 /// (dynamic programming over the chain). Candidates that overflow SRAM are
-/// never chosen; if a kernel has none that fits, the plan is infeasible.
-LayoutPlan chooseLayouts(const std::vector<KernelDesc> &chain, const LayoutContext &context);
+/// never chosen; if a kernel has none that fits, the plan is infeasible
+/// (unless context.overflowToSmallest). `cache` may be shared by the
+/// chains of one context.
+LayoutPlan chooseLayouts(const std::vector<KernelDesc> &chain, const LayoutContext &context,
+                         LayoutCache *cache = nullptr);
 
 } // namespace wsc::model
 

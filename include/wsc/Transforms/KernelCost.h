@@ -20,6 +20,12 @@ namespace mlir::wsc {
 /// reduces and its body multiplies and adds.
 bool isContraction(linalg::LinalgOp op);
 
+/// The loop of a one-hot reduction `out[.., v, ..] += (idx[t] == v) ? x : 0`
+/// (the embedding gradient the exporter emits), or nullopt. Such an op is a
+/// scatter-add: each reduction point touches one `v`, so its work is the
+/// iteration count divided by that loop's range.
+std::optional<unsigned> oneHotLoop(linalg::LinalgOp op);
+
 /// The work of one structured op on a system holding `localBatch` samples
 /// (1: per sample); a one-hot (embedding gradient) loop counts as the
 /// scatter it is.
@@ -45,8 +51,9 @@ std::vector<int64_t> localShape(ShapedType type, std::optional<int64_t> batchDim
 /// Bytes of `value` on one system (f32 elements, batch dim at `localBatch`).
 double localBytes(Value value, const BatchDims &dims, int64_t localBatch);
 
-/// The layout a kernel computes in (its first batch-carrying tensor), or
-/// the default layout of its first tensor.
+/// A kernel's work and cycles. It computes in the layout of its largest
+/// batch-carrying tensor: the one wsc-assign-layouts chose, else the
+/// default.
 struct KernelCost {
   double flops = 0;
   double cycles = 0;

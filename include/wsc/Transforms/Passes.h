@@ -38,6 +38,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("torch-mlir input: float constants with at least this many elements "
                      "become MemoryX parameters"),
       llvm::cl::init(1024)};
+  Option<bool> allowSramOverflow{
+      *this, "allow-sram-overflow",
+      llvm::cl::desc("warn instead of failing when no layout of a kernel fits in PE SRAM"),
+      llvm::cl::init(false)};
   Option<double> expectedValidFraction{
       *this, "expected-valid-fraction",
       llvm::cl::desc("valid-token fraction of typical batches: decides vts=auto and "

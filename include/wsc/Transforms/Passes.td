@@ -209,16 +209,61 @@ def WSCSelectMode : Pass<"wsc-select-mode", "::mlir::ModuleOp"> {
 }
 
 def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
-  let summary = "Assign a wafer data layout to every kernel operand and result";
+  let summary = "Choose each kernel's data layouts with the layout cost model";
   let description = [{
-    Names tensor dims from the batch-dim analysis and applies the white
-    paper's default layout (section 7.2, Figure 15): features over x,
-    batch (and sequence) over y. Weight-shaped tensors (gradients) split
-    their input-feature dim H0 over x, as the forward weight stream does
-    (Figure 17). Layouts already present are kept. Where a producer's
-    result layout differs from its consumer's operand layout a
+    Describes every kernel to the layout cost model of docs/Layouts.md
+    (`wsc::model::KernelDesc`) by its main op: the largest contraction with
+    a streamed weight (a linear, a convolution), else the largest one
+    summing over the batch (a weight gradient), else the largest
+    contraction, else the largest op (a normalization when it reduces). Its loops, followed
+    through the body's indexing maps and reshapes, are the iteration dims;
+    the batch dim comes from the batch-dim analysis (shrunk to one system's
+    shard), a parameter and its gradient are streamed.
+
+    The candidates (Figure 15: features over x, batch and sequence over y;
+    Figure 16: the batch split over both axes; Figure 26: a convolution's
+    width over x, batch and height over y; ...) are costed by per-PE
+    compute, ring reductions, weight broadcasts and halos on the kernel's
+    PEs (its `rect`, else the wafer of `#wsc.target`). A candidate whose
+    tiles overflow PE SRAM is never taken; when none fits the pass fails at
+    the kernel, naming the smallest (with `allow-sram-overflow` it warns
+    and takes the smallest). Along a chain of kernels (each one's
+    activation input the previous one's result) the choice minimises kernel
+    plus conversion cycles, so a conversion appears only where it pays.
+    The chosen mapping, restricted to each tensor, becomes its operand and
+    result layout: the backward linear, whose input is the gradient over
+    H1, puts H1 over x and so the weight's H1 (Figure 17).
+
+    Tensors the main op does not cover, and kernels the model cannot
+    describe, get the default layout (Figure 15 by tensor position).
+    Layouts already present are kept and checked against their tensors and
+    the PE SRAM (`wsc::model::verify`). Where a producer's result layout
+    distributes a tensor differently from its consumer's operand layout, a
     `wsc.layout_convert` is inserted.
+
+    ```mlir
+    // 4 x 2048 tokens, 12288 -> 12288 features on the CS-2: Figure 15.
+    %y = wsc.kernel "fc.fwd" layer("fc") phase(<forward>) (%x, %w)
+        {operand_layouts = [#wsc.layout<dims = ["b", "s", "h0"], x = ["h0"], y = ["b", "s"],
+                                        tiling = uneven>,
+                            #wsc.layout<dims = ["h1", "h0"], x = ["h0"], y = [],
+                                        tiling = uneven>],
+         result_layouts = [#wsc.layout<dims = ["b", "s", "h1"], x = ["h1"], y = ["b", "s"],
+                                       tiling = uneven>]}
+        : (tensor<4x2048x12288xf32>, tensor<12288x12288xf32>) -> tensor<4x2048x12288xf32>
+    ```
+
+    `report` emits a remark per kernel: the chosen candidate, its cycles by
+    part, SRAM per PE and the runner-up, with a note per tensor: its layout
+    and per-PE tile.
   }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "emit a remark per kernel with its layouts, per-PE tiles and SRAM">,
+    Option<"allowSramOverflow", "allow-sram-overflow", "bool", /*default=*/"false",
+           "when no layout of a kernel fits in PE SRAM, warn and take the smallest "
+           "instead of failing">,
+  ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
 

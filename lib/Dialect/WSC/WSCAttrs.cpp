@@ -6,7 +6,6 @@
 #include "wsc/Placement/KernelModels.h"
 #include "wsc/Sparse/ModelState.h"
 
-#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -124,53 +123,98 @@ static LogicalResult checkNames(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ArrayAttr dims, ArrayAttr x, ArrayAttr y) {
-  if (failed(checkNames(emitError, dims, "dims")) ||
-      failed(checkNames(emitError, x, "x dims")) ||
-      failed(checkNames(emitError, y, "y dims")))
-    return failure();
-  llvm::StringSet<> declared;
-  for (Attribute dim : dims)
-    if (!declared.insert(llvm::cast<StringAttr>(dim).getValue()).second)
-      return emitError() << "layout names tensor dim "
-                         << llvm::cast<StringAttr>(dim) << " twice";
-  llvm::StringMap<char> axisOf;
-  for (auto [axis, names] : {std::make_pair('x', x), std::make_pair('y', y)}) {
-    for (Attribute attr : names) {
-      StringRef dim = llvm::cast<StringAttr>(attr).getValue();
-      if (!declared.contains(dim))
-        return emitError() << "layout maps unknown dim '" << dim
-                           << "' to wafer axis " << axis;
-      auto [it, inserted] = axisOf.try_emplace(dim, axis);
-      if (!inserted) {
-        if (it->second == axis)
-          return emitError() << "tensor dim '" << dim
-                             << "' listed twice on wafer axis " << axis;
-        return emitError() << "tensor dim '" << dim
-                           << "' mapped to two wafer axes (x and y)";
-      }
-    }
-  }
-  return success();
-}
-
-int64_t LayoutAttr::indexOf(StringRef dim) const {
-  for (auto [i, name] : llvm::enumerate(getDims()))
-    if (llvm::cast<StringAttr>(name).getValue() == dim)
-      return i;
-  return -1;
-}
-
-static SmallVector<int64_t> indicesOf(const LayoutAttr &layout, ArrayAttr names) {
-  SmallVector<int64_t> result;
+static std::vector<std::string> toStrings(ArrayAttr names) {
+  std::vector<std::string> result;
   for (Attribute name : names)
-    result.push_back(layout.indexOf(llvm::cast<StringAttr>(name).getValue()));
+    result.push_back(llvm::cast<StringAttr>(name).getValue().str());
   return result;
 }
 
-SmallVector<int64_t> LayoutAttr::getXDims() const { return indicesOf(*this, getX()); }
-SmallVector<int64_t> LayoutAttr::getYDims() const { return indicesOf(*this, getY()); }
+/// A `split` entry "dim:outer", or nullopt when it is not of that form.
+static std::optional<::wsc::model::DimSplit> parseSplit(StringRef entry) {
+  auto [dim, outer] = entry.rsplit(':');
+  ::wsc::model::DimSplit split;
+  split.dim = dim.str();
+  if (dim.empty() || outer.size() == entry.size() || outer.getAsInteger(10, split.outer))
+    return std::nullopt;
+  return split;
+}
+
+static ::wsc::model::Tiling modelTiling(LayoutTiling tiling) {
+  switch (tiling) {
+  case LayoutTiling::Exact:
+    return ::wsc::model::Tiling::Exact;
+  case LayoutTiling::Pad:
+    return ::wsc::model::Tiling::Pad;
+  case LayoutTiling::Uneven:
+    return ::wsc::model::Tiling::Uneven;
+  }
+  llvm_unreachable("unknown layout tiling");
+}
+
+/// The cost model's layout of verified parameters (no PE extent).
+static ::wsc::model::Layout modelLayout(ArrayAttr dims, ArrayAttr x, ArrayAttr y,
+                                    ArrayAttr split, LayoutTiling tiling) {
+  ::wsc::model::Layout layout;
+  layout.dims = toStrings(dims);
+  layout.x = toStrings(x);
+  layout.y = toStrings(y);
+  for (Attribute entry : split)
+    layout.splits.push_back(*parseSplit(llvm::cast<StringAttr>(entry).getValue()));
+  layout.tiling = modelTiling(tiling);
+  return layout;
+}
+
+LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayAttr dims, ArrayAttr x, ArrayAttr y,
+                                 ArrayAttr split, LayoutTiling tiling) {
+  if (failed(checkNames(emitError, dims, "dims")) ||
+      failed(checkNames(emitError, x, "x dims")) ||
+      failed(checkNames(emitError, y, "y dims")) ||
+      failed(checkNames(emitError, split, "splits")))
+    return failure();
+  for (Attribute entry : split)
+    if (!parseSplit(llvm::cast<StringAttr>(entry).getValue()))
+      return emitError() << "layout split " << entry
+                         << " must be \"dim:factor\", e.g. \"b:4\"";
+  // One source of truth for the rules: the cost model's verifier.
+  std::vector<std::string> errors =
+      ::wsc::model::verifyStructure(modelLayout(dims, x, y, split, tiling));
+  if (errors.empty())
+    return success();
+  InFlightDiagnostic diag = emitError() << errors.front();
+  for (const std::string &more : llvm::drop_begin(errors))
+    diag.attachNote() << more;
+  return diag;
+}
+
+LayoutAttr LayoutAttr::get(MLIRContext *context, const ::wsc::model::Layout &layout) {
+  Builder b(context);
+  auto strings = [&](const std::vector<std::string> &names) {
+    SmallVector<Attribute> attrs;
+    for (const std::string &name : names)
+      attrs.push_back(b.getStringAttr(name));
+    return b.getArrayAttr(attrs);
+  };
+  std::vector<std::string> splits;
+  for (const ::wsc::model::DimSplit &split : layout.splits)
+    splits.push_back(split.dim + ":" + std::to_string(split.outer));
+  LayoutTiling tiling = LayoutTiling::Exact;
+  if (layout.tiling == ::wsc::model::Tiling::Pad)
+    tiling = LayoutTiling::Pad;
+  else if (layout.tiling == ::wsc::model::Tiling::Uneven)
+    tiling = LayoutTiling::Uneven;
+  return get(context, strings(layout.dims), strings(layout.x), strings(layout.y),
+             strings(splits), tiling);
+}
+
+::wsc::model::Layout LayoutAttr::toModel(int64_t pesX, int64_t pesY) const {
+  ::wsc::model::Layout layout =
+      modelLayout(getDims(), getX(), getY(), getSplit(), getTiling());
+  layout.pesX = pesX;
+  layout.pesY = pesY;
+  return layout;
+}
 
 //===----------------------------------------------------------------------===//
 // RectAttr

@@ -8,6 +8,7 @@
 #include "mlir/IR/DialectImplementation.h"
 
 #include "wsc/Model/CostModel.h"
+#include "wsc/Model/Layout.h"
 
 #include "wsc/Dialect/WSC/WSCEnums.h.inc"
 

@@ -90,28 +90,56 @@ def WSC_LayoutAttr : WSC_Attr<"Layout", "layout"> {
   let description = [{
     Names each dimension of a tensor (`dims`, outermost first) and lists the
     dims split over the wafer's x axis and y axis, Mesh-TensorFlow style.
-    Several dims may share an axis (they are split jointly, the first one
-    outermost); a dim on no axis is replicated along both. A dim may appear
-    on at most one axis.
+    Several dims may share an axis: it is block-distributed over their
+    flattened product, the first one outermost. A dim on no axis is whole on
+    every PE. A dim may appear on at most one axis, once.
+
+    `split` views a dim as two factors so that it can spread over both axes
+    (white paper Figure 16): `"b:4"` makes `b.0` (size 4, major) and `b.1`
+    (size B/4), and the axes name the factors instead of `b`. `tiling` says
+    what happens when a dim does not divide over its PEs: `exact` (the
+    default) rejects it, `pad` pads it, `uneven` leaves the last PEs short.
+    Both are optional in the assembly. The PE extent is not part of the
+    attribute: it is the rectangle of the kernel that uses the tensor.
+
+    The structural rules (names, a dim on one axis only, factors of split
+    dims only) are checked here by `wsc::model::verifyStructure`; whether
+    the dims divide and the tile fits in PE SRAM depends on the tensor's
+    shape and the target and is checked by `wsc-assign-layouts`.
+    docs/Layouts.md has the rules.
 
     The white paper's default NLP layout (Figure 15): features over x,
-    batch and sequence over y, each sequence on adjacent PEs.
+    batch and sequence over y, each sequence on adjacent PEs. Figure 16:
+    the batch split over both axes.
 
     ```mlir
     #wsc.layout<dims = ["b", "s", "h"], x = ["h"], y = ["b", "s"]>
+    #wsc.layout<dims = ["b", "s", "h"], x = ["b.0", "h"], y = ["b.1", "s"],
+                split = ["b:4"], tiling = uneven>
     ```
   }];
   let parameters = (ins "::mlir::ArrayAttr":$dims, "::mlir::ArrayAttr":$x,
-                        "::mlir::ArrayAttr":$y);
+                        "::mlir::ArrayAttr":$y,
+                        DefaultValuedParameter<"::mlir::ArrayAttr", "::mlir::ArrayAttr::get($_ctxt, {})",
+                            "dims viewed as two factors, dim:outer strings">:$split,
+                        DefaultValuedParameter<"::mlir::wsc::LayoutTiling",
+                            "::mlir::wsc::LayoutTiling::Exact",
+                            "what happens to a dim that does not divide">:$tiling);
+  let builders = [
+    AttrBuilder<(ins "::mlir::ArrayAttr":$dims, "::mlir::ArrayAttr":$x,
+                     "::mlir::ArrayAttr":$y), [{
+      return $_get($_ctxt, dims, x, y, ::mlir::ArrayAttr::get($_ctxt, {}),
+                   ::mlir::wsc::LayoutTiling::Exact);
+    }]>,
+    // The attribute of a cost-model layout; its PE extent is dropped.
+    AttrBuilder<(ins "const ::wsc::model::Layout &":$layout)>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getRank() const { return getDims().size(); }
-    /// The position of `dim` in `dims`, or -1.
-    int64_t indexOf(::llvm::StringRef dim) const;
-    /// Indices (into `dims`) of the dims split over x, resp. y.
-    ::llvm::SmallVector<int64_t> getXDims() const;
-    ::llvm::SmallVector<int64_t> getYDims() const;
+    /// The cost model's layout, spanning `pesX` x `pesY` PEs.
+    ::wsc::model::Layout toModel(int64_t pesX, int64_t pesY) const;
   }];
 }
 

@@ -67,4 +67,17 @@ def WSC_StreamDType : I32EnumAttr<"StreamDType",
   let cppNamespace = "::mlir::wsc";
 }
 
+def WSC_LayoutTiling : I32EnumAttr<"LayoutTiling",
+    "what a layout does with a dim that does not divide over its PEs", [
+  // Every split dim divides: all PEs hold equal tiles (else an error).
+  I32EnumAttrCase<"Exact", 0, "exact">,
+  // The dim is padded up to PEs x tile.
+  I32EnumAttrCase<"Pad", 1, "pad">,
+  // Ceil tiles; the last PEs along the dim hold less, or nothing.
+  I32EnumAttrCase<"Uneven", 2, "uneven">
+]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::wsc";
+}
+
 #endif // WSC_DIALECT_WSC_WSCENUMS_TD
