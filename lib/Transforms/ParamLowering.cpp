@@ -80,77 +80,73 @@ OptimizerAttr inferenceOptimizer(MLIRContext *ctx) {
                             llvm::APFloat(1e-8), false, zero);
 }
 
+/// Declares every argument of `func` marked `attr` (named by it, declared
+/// once) with `declare`, which checks its type and rewires its uses, then
+/// erases those arguments. `kind` names them in messages.
+LogicalResult lowerMarkedArgs(
+    func::FuncOp func, StringRef attr, StringRef kind,
+    function_ref<FailureOr<Operation *>(OpBuilder &, BlockArgument, StringRef)> declare) {
+  OpBuilder moduleBuilder(func);
+  llvm::BitVector marked(func.getNumArguments());
+  SymbolTable symbols(func->getParentOfType<ModuleOp>());
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr);
+    if (!name)
+      continue;
+    marked.set(arg.getArgNumber());
+    if (symbols.lookup(name.getValue()))
+      return func.emitError() << kind << " '" << name.getValue() << "' declared twice";
+    FailureOr<Operation *> decl = declare(moduleBuilder, arg, name.getValue());
+    if (failed(decl))
+      return failure();
+    symbols.insert(*decl);
+  }
+  if (failed(func.eraseArguments(marked)))
+    return func.emitError() << "could not remove the " << kind << " arguments";
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::wsc::lowerParamArgs(ModuleOp module, func::FuncOp func,
                                         LowerParamFn lower) {
-  OpBuilder moduleBuilder(func);
-  llvm::BitVector paramArgs(func.getNumArguments());
   bool training = llvm::any_of(llvm::seq(func.getNumResults()), [&](unsigned i) {
     return func.getResultAttr(i, "wsc.loss") != nullptr;
   });
-  SymbolTable symbols(module);
-  for (BlockArgument arg : func.getArguments()) {
-    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.param");
-    if (!name)
-      continue;
-    paramArgs.set(arg.getArgNumber());
+  auto declare = [&](OpBuilder &builder, BlockArgument arg,
+                     StringRef name) -> FailureOr<Operation *> {
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
       return func.emitError("parameter '")
-             << name.getValue() << "' must be a static f32 tensor, got " << arg.getType();
+             << name << "' must be a static f32 tensor, got " << arg.getType();
     OptimizerAttr optimizer = inferenceOptimizer(module.getContext());
     if (training) {
-      FailureOr<OptimizerAttr> built = buildOptimizer(module, name.getValue());
+      FailureOr<OptimizerAttr> built = buildOptimizer(module, name);
       if (failed(built))
         return failure();
       optimizer = *built;
     }
-    if (symbols.lookup(name.getValue()))
-      return func.emitError("parameter '") << name.getValue() << "' declared twice";
     Attribute initial = func.getArgAttr(arg.getArgNumber(), "wsc.initial_value");
     auto initialValue = llvm::dyn_cast_or_null<ElementsAttr>(initial);
     if (initial && (!initialValue || initialValue.getType() != type))
       return func.emitError("parameter '")
-             << name.getValue() << "': wsc.initial_value must be elements of type " << type
+             << name << "': wsc.initial_value must be elements of type " << type
              << ", got " << initial;
-    FailureOr<Operation *> decl =
-        lower(moduleBuilder, arg, name.getValue(), type, optimizer, initialValue);
-    if (failed(decl))
-      return failure();
-    symbols.insert(*decl);
-  }
-  if (failed(func.eraseArguments(paramArgs)))
-    return func.emitError("could not remove the parameter arguments");
-  return success();
+    return lower(builder, arg, name, type, optimizer, initialValue);
+  };
+  return lowerMarkedArgs(func, "wsc.param", "parameter", declare);
 }
 
 LogicalResult mlir::wsc::lowerBufferArgs(func::FuncOp func, LowerBufferFn lower) {
-  OpBuilder moduleBuilder(func);
-  llvm::BitVector bufferArgs(func.getNumArguments());
-  SymbolTable symbols(func->getParentOfType<ModuleOp>());
-  for (BlockArgument arg : func.getArguments()) {
-    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.buffer");
-    if (!name)
-      continue;
-    bufferArgs.set(arg.getArgNumber());
+  auto declare = [&](OpBuilder &builder, BlockArgument arg,
+                     StringRef name) -> FailureOr<Operation *> {
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
-    Type element = type ? type.getElementType() : Type();
-    if (!type || !type.hasStaticShape() ||
-        !(element.isF32() || element.isInteger(64) || element.isInteger(1)))
+    if (!type || !type.hasStaticShape() || !BufferOp::isStorable(type.getElementType()))
       return func.emitError("buffer '")
-             << name.getValue() << "' must be a static f32, i64 or i1 tensor, got "
-             << arg.getType();
-    if (symbols.lookup(name.getValue()))
-      return func.emitError("buffer '") << name.getValue() << "' declared twice";
-    FailureOr<Operation *> decl = lower(moduleBuilder, arg, name.getValue(), type);
-    if (failed(decl))
-      return failure();
-    symbols.insert(*decl);
-  }
-  if (failed(func.eraseArguments(bufferArgs)))
-    return func.emitError("could not remove the buffer arguments");
-  return success();
+             << name << "' must be a static f32, i64 or i1 tensor, got " << arg.getType();
+    return lower(builder, arg, name, type);
+  };
+  return lowerMarkedArgs(func, "wsc.buffer", "buffer", declare);
 }
 
 LogicalResult mlir::wsc::lowerStateResults(func::FuncOp func, StringRef attr,

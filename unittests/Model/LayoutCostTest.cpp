@@ -515,6 +515,11 @@ TEST(Chain, RejectsMismatchedLinks) {
   EXPECT_FALSE(plan.feasible);
   EXPECT_EQ(plan.error,
             "kernel 'b': operand #0 has shape [4,16,32] but 'a' result #0 has shape [4,16,64]");
+  KernelDesc b = linearForward("b", 4, 16, 64, 32);
+  b.chainResult = 3; // 'a' has one result
+  plan = chooseLayouts({linearForward("a", 4, 16, 32, 64), b}, c);
+  EXPECT_FALSE(plan.feasible);
+  EXPECT_EQ(plan.error, "kernel 'b': chain link out of range");
 }
 
 } // namespace

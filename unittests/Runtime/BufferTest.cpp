@@ -74,6 +74,9 @@ TEST(Buffers, BadBuffersAndStepsAreRejectedWithTheirReason) {
   stepOf(d, "weight_stream")["order"] = "transposed";
   EXPECT_SCHEDULE_ERROR(d, "buffer 'stat' streams row_major");
   d = withBuffers();
+  stepOf(d, "weight_stream")["format"] = "csr";
+  EXPECT_SCHEDULE_ERROR(d, "buffer 'stat' streams dense");
+  d = withBuffers();
   d["steps"][1]["dtype"] = "f32";
   EXPECT_SCHEDULE_ERROR(d, "buffer 'count' streams as stored (i64), not f32");
   d = withBuffers();

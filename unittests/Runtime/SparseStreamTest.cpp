@@ -304,7 +304,8 @@ TEST(SparseMemoryX, MaskOrderGradientsMatchDenseOnes) {
   }
   EXPECT_EQ(stores[1].weights(0).toFloats(), stores[0].weights(0).toFloats());
   EXPECT_EQ(stores[2].weights(0).toFloats(), stores[0].weights(0).toFloats());
-  EXPECT_THROW(stores[0].applyMaskGradient(0, Tensor::fromFloats({2}, {1, 2})), Error);
+  EXPECT_ERROR(stores[0].applyMaskGradient(0, Tensor::fromFloats({2}, {1, 2})),
+               "has shape [2], expected");
 }
 
 TEST(SparseMemoryX, GradientRequestIsTheUnionForOneUpdateInEitherOrder) {
@@ -815,8 +816,10 @@ TEST(SparseStreams, ARegrowthRequestBringsDenseGradientsOnceAndCostsItsBytes) {
     if (e.name == "request fc1.weight")
       traced += e.bytes;
   EXPECT_EQ(traced, partial.requestBytes * s.systems);
-  EXPECT_THROW(sparse->requestGradients({{"nope", all}}), Error);
-  EXPECT_THROW(sparse->requestGradients({{"fc1.weight", Tensor::zeros(DType::I1, {2})}}), Error);
+  EXPECT_ERROR(sparse->requestGradients({{"nope", all}}),
+               "gradient request for unknown parameter 'nope'");
+  EXPECT_ERROR(sparse->requestGradients({{"fc1.weight", Tensor::zeros(DType::I1, {2})}}),
+               "gradient request of 'fc1.weight' must be i1 of shape");
 }
 
 TEST(SparseStreams, WeightsWithoutMasksUseTheirNonZeros) {
@@ -1044,6 +1047,16 @@ TEST(SparseTiming, MemoryXUpdatesOnlyTheActiveWeights) {
   EXPECT_NEAR(quarter.at("update fc0.weight"), full.at("update fc0.weight") * f, 1e-18);
   // A dense parameter's update does not shrink.
   EXPECT_DOUBLE_EQ(quarter.at("update fc0.bias"), full.at("update fc0.bias"));
+}
+
+TEST(SparseMemoryX, AParameterWithoutAMaskHasNoGradientRequest) {
+  ParamSpec p;
+  p.name = "w";
+  p.shape = {2, 2};
+  p.optimizer.kind = OptimizerKind::SGD;
+  MemoryX mx({p});
+  EXPECT_ERROR(mx.gradientRequest(0, StreamOrder::RowMajor),
+               "parameter 'w' has no mask to request its gradient with");
 }
 
 } // namespace

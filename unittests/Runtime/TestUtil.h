@@ -272,4 +272,17 @@ inline std::string scheduleErrorOf(const json &doc) { return scheduleErrorOf(doc
     EXPECT_NE(msg_.find(text), std::string::npos) << "got: '" << msg_ << "'";      \
   } while (0)
 
+/// `expr` throws a wsc::rt::Error whose message contains `text`.
+#define EXPECT_ERROR(expr, text)                                                   \
+  do {                                                                             \
+    std::string msg_;                                                              \
+    try {                                                                          \
+      (void)(expr);                                                                \
+    } catch (const ::wsc::rt::Error &e_) {                                         \
+      msg_ = e_.what();                                                            \
+    }                                                                              \
+    EXPECT_NE(msg_.find(text), std::string::npos)                                  \
+        << #expr << " threw '" << msg_ << "'";                                     \
+  } while (0)
+
 #endif // WSC_UNITTESTS_RUNTIME_TESTUTIL_H

@@ -37,6 +37,17 @@ static FailureOr<DeclOp> lookupParam(Operation *op, FlatSymbolRefAttr param,
   return decl;
 }
 
+/// `what` (of type `got`) must have the type of the declaration `decl`
+/// names (a `kind`: parameter or buffer).
+static LogicalResult verifyDeclaredType(Operation *op, StringRef what, Type got,
+                                        FlatSymbolRefAttr decl, StringRef kind,
+                                        RankedTensorType declared) {
+  if (got == declared)
+    return success();
+  return op->emitOpError() << what << " type " << got << " does not match " << kind << " "
+                           << decl << " of type " << declared;
+}
+
 /// Both parameter declarations keep static FP32 master weights, starting
 /// from `initial` when given.
 static LogicalResult verifyParamType(Operation *op, RankedTensorType type,
@@ -110,11 +121,8 @@ LogicalResult StreamOp::verifySymbolUses(SymbolTableCollection &symbols) {
 LogicalResult StreamOp::verifyBufferStream(BufferOp buffer) {
   if (getOrder() != StreamOrder::RowMajor || getFormatOrDense() != StreamFormat::Dense)
     return emitOpError("buffer ") << getParamAttr() << " streams row_major and dense";
-  if (getStream().getType().getTensor() != buffer.getTensorType())
-    return emitOpError("stream type ")
-           << getStream().getType().getTensor() << " does not match buffer "
-           << getParamAttr() << " of type " << buffer.getTensorType();
-  return success();
+  return verifyDeclaredType(*this, "stream", getStream().getType().getTensor(), getParamAttr(),
+                            "buffer", buffer.getTensorType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -148,15 +156,18 @@ LogicalResult UpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {
 // BufferOp and AssignOp
 //===----------------------------------------------------------------------===//
 
+bool BufferOp::isStorable(Type element) {
+  return element.isF32() || element.isInteger(64) || element.isInteger(1);
+}
+
 LogicalResult BufferOp::verify() {
   RankedTensorType type = getTensorType();
   if (!type.hasStaticShape())
     return emitOpError("buffer shape must be static, got ") << type;
-  Type element = type.getElementType();
-  if (!element.isF32() && !element.isInteger(64) && !element.isInteger(1))
+  if (!isStorable(type.getElementType()))
     return emitOpError("buffers are f32, i64 or i1 (float32, int64 or bool "
                        "in PyTorch), got element type ")
-           << element;
+           << type.getElementType();
   return success();
 }
 
@@ -164,11 +175,8 @@ LogicalResult AssignOp::verifySymbolUses(SymbolTableCollection &symbols) {
   FailureOr<BufferOp> buffer = lookupParam<BufferOp>(*this, getBufferAttr(), symbols);
   if (failed(buffer))
     return failure();
-  if (getValue().getType() != buffer->getTensorType())
-    return emitOpError("value type ")
-           << getValue().getType() << " does not match buffer " << getBufferAttr()
-           << " of type " << buffer->getTensorType();
-  return success();
+  return verifyDeclaredType(*this, "value", getValue().getType(), getBufferAttr(), "buffer",
+                            buffer->getTensorType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -311,22 +319,16 @@ LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbols) {
   FailureOr<WaferParamOp> param = lookupParam<WaferParamOp>(*this, getParamAttr(), symbols);
   if (failed(param))
     return failure();
-  if (getWeights().getType() != param->getTensorType())
-    return emitOpError("result type ")
-           << getWeights().getType() << " does not match parameter " << getParamAttr()
-           << " of type " << param->getTensorType();
-  return success();
+  return verifyDeclaredType(*this, "result", getWeights().getType(), getParamAttr(),
+                            "parameter", param->getTensorType());
 }
 
 LogicalResult WaferUpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {
   FailureOr<WaferParamOp> param = lookupParam<WaferParamOp>(*this, getParamAttr(), symbols);
   if (failed(param))
     return failure();
-  if (getGradient().getType() != param->getTensorType())
-    return emitOpError("gradient type ")
-           << getGradient().getType() << " does not match parameter " << getParamAttr()
-           << " of type " << param->getTensorType();
-  return success();
+  return verifyDeclaredType(*this, "gradient", getGradient().getType(), getParamAttr(),
+                            "parameter", param->getTensorType());
 }
 
 LogicalResult RouteOp::verify() {

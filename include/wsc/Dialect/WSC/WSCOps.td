@@ -138,6 +138,8 @@ def WSC_BufferOp : WSC_Op<"memx.buffer", [Symbol, HasParent<"::mlir::ModuleOp">]
   let assemblyFormat = "$sym_name `:` $type attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// The element types a buffer may have: f32, i64, i1.
+    static bool isStorable(::mlir::Type element);
     ::mlir::RankedTensorType getTensorType() {
       return ::llvm::cast<::mlir::RankedTensorType>(getType());
     }
