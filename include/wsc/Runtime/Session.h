@@ -145,8 +145,9 @@ private:
   std::vector<std::vector<int>> masksOf_;     // value id -> mask groups it masks
   std::vector<std::vector<int64_t>> lengths_; // [group][sample] of this step
   bool decided_ = false, ragged_ = false;
-  // Sparse weights only: per step the bytes a csr or mask stream moved this
-  // step (-1: the schedule's), the interpreter's counts at the step's start.
+  // Streams whose bytes depend on the data (csr, mask, rows): per step the
+  // bytes moved this step (-1: the schedule's); empty when there are none.
+  // Sparse weights only: the interpreter's counts at the step's start.
   bool sparse_ = false;
   std::vector<double> streamBytes_;
   // Per step, the gradient request the systems hold from an earlier step

@@ -17,7 +17,10 @@
 //   gradient_stream: out link after its operand, same duration formula;
 //                    then MemoryX applies the optimizer (elements x
 //                    flops/element / memx_flops_per_s) once every system's
-//                    gradient arrived.
+//                    gradient arrived;
+//   all_reduce:      every out link, then (once all arrived) every in link,
+//                    each the stream formula; the consumer waits for it;
+//   buffer_update:   system 0's out link; the buffer's next stream waits.
 // hops = ceil(log_fanout(systems)) (0 for one system). Resource free times
 // and update completions carry over from step to step (the steady state):
 // a parameter's next weight stream waits for its previous update, and the
