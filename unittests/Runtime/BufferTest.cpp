@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 
 using namespace wsc::rt;
 using namespace wsc::rt::test;
@@ -64,44 +65,47 @@ TEST(Buffers, ParseWithTheirDtypesAndSteps) {
 }
 
 TEST(Buffers, BadBuffersAndStepsAreRejectedWithTheirReason) {
-  json d = withBuffers();
-  d["params"][2]["optimizer"] = {{"name", "sgd"}, {"lr", 0.1}};
-  EXPECT_SCHEDULE_ERROR(d, "params[2].optimizer: buffer 'stat' has no optimizer");
-  d = withBuffers();
-  d["params"][2]["dtype"] = "f16";
-  EXPECT_SCHEDULE_ERROR(d, "buffer 'stat' has dtype f16 (expected f32, i64 or i1)");
-  d = withBuffers();
-  stepOf(d, "weight_stream")["order"] = "transposed";
-  EXPECT_SCHEDULE_ERROR(d, "buffer 'stat' streams row_major");
-  d = withBuffers();
-  stepOf(d, "weight_stream")["format"] = "csr";
-  EXPECT_SCHEDULE_ERROR(d, "buffer 'stat' streams dense");
-  d = withBuffers();
-  d["steps"][1]["dtype"] = "f32";
-  EXPECT_SCHEDULE_ERROR(d, "buffer 'count' streams as stored (i64), not f32");
-  d = withBuffers();
-  stepOf(d, "gradient_stream")["param"] = "stat";
-  EXPECT_SCHEDULE_ERROR(d, "buffer 'stat' has no gradient (a buffer_update replaces it)");
-  d = withBuffers();
-  stepOf(d, "buffer_update")["param"] = "fc.bias";
-  EXPECT_SCHEDULE_ERROR(d, "'fc.bias' is a parameter, not a buffer");
-  d = withBuffers();
-  stepOf(d, "buffer_update")["operand"] = kBiasGradient;
-  EXPECT_SCHEDULE_ERROR(d, "is a per-system partial sum over the batch; a buffer takes "
-                           "whole-batch values (all_reduce it first)");
-  d = withBuffers();
-  stepOf(d, "all_reduce")["operand"] = 0; // the batch input
-  EXPECT_SCHEDULE_ERROR(d, "cannot be all-reduced (f32, no batch_dim)");
-  d = withBuffers();
-  d["steps"].push_back(d["steps"].back());
-  EXPECT_SCHEDULE_ERROR(d, "buffer 'stat' already has a buffer_update");
-  d = withBuffers();
-  d["kind"] = "inference";
-  d["steps"] = json::array({stepOf(d, "buffer_update")});
-  EXPECT_SCHEDULE_ERROR(d, "buffer_update in an inference schedule");
-  d = json::parse(std::ifstream(inputPath("mlp_ce_lp.json")));
-  d["steps"].push_back(json::object({{"op", "all_reduce"}, {"operand", 0}, {"result", 1}, {"bytes", 8}}));
-  EXPECT_SCHEDULE_ERROR(d, "all_reduce in a layer-pipelined schedule");
+  struct Case {
+    std::function<void(json &)> spoil;
+    const char *message;
+  };
+  const std::vector<Case> cases = {
+      {[](json &d) { d["params"][2]["optimizer"] = {{"name", "sgd"}, {"lr", 0.1}}; },
+       "params[2].optimizer: buffer 'stat' has no optimizer"},
+      {[](json &d) { d["params"][2]["dtype"] = "f16"; },
+       "buffer 'stat' has dtype f16 (expected f32, i64 or i1)"},
+      {[](json &d) { stepOf(d, "weight_stream")["order"] = "transposed"; },
+       "buffer 'stat' streams row_major"},
+      {[](json &d) { stepOf(d, "weight_stream")["format"] = "csr"; },
+       "buffer 'stat' streams dense"},
+      {[](json &d) { d["steps"][1]["dtype"] = "f32"; },
+       "buffer 'count' streams as stored (i64), not f32"},
+      {[](json &d) { stepOf(d, "gradient_stream")["param"] = "stat"; },
+       "buffer 'stat' has no gradient (a buffer_update replaces it)"},
+      {[](json &d) { stepOf(d, "buffer_update")["param"] = "fc.bias"; },
+       "'fc.bias' is a parameter, not a buffer"},
+      {[](json &d) { stepOf(d, "buffer_update")["operand"] = kBiasGradient; },
+       "is a per-system partial sum over the batch; a buffer takes whole-batch values "
+       "(all_reduce it first)"},
+      {[](json &d) { stepOf(d, "all_reduce")["operand"] = 0; }, // the batch input
+       "cannot be all-reduced (f32, no batch_dim)"},
+      {[](json &d) { d["steps"].push_back(d["steps"].back()); },
+       "buffer 'stat' already has a buffer_update"},
+      {[](json &d) {
+         d["kind"] = "inference";
+         d["steps"] = json::array({stepOf(d, "buffer_update")});
+       },
+       "buffer_update in an inference schedule"},
+  };
+  for (const Case &c : cases) {
+    json d = withBuffers();
+    c.spoil(d);
+    EXPECT_SCHEDULE_ERROR(d, c.message);
+  }
+  json lp = json::parse(std::ifstream(inputPath("mlp_ce_lp.json")));
+  lp["steps"].push_back(
+      json::object({{"op", "all_reduce"}, {"operand", 0}, {"result", 1}, {"bytes", 8}}));
+  EXPECT_SCHEDULE_ERROR(lp, "all_reduce in a layer-pipelined schedule");
 }
 
 TEST(Buffers, AllReduceReturnsTheSumToEverySystem) {
