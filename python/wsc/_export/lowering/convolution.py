@@ -1,137 +1,125 @@
-"""nn.Conv2d: aten.convolution and aten.convolution_backward (groups 1, dilation 1).
+"""nn.Conv1d, nn.Conv2d, nn.ConvTranspose1d/2d: aten.convolution and
+aten.convolution_backward, any stride, padding, dilation and groups.
 
-Forward: ``tensor.pad`` with zeros, ``linalg.conv_2d_nchw_fchw {strides}`` into
-a zero-filled init, then the bias as a per-channel add (like mm + bias add).
+Each lowers onto the three formulations of conv_kernels.py, on NCHW tensors
+(a 1-D convolution is a 2-D one over an ``(N, C, 1, W)`` view, by
+``tensor.expand_shape``):
 
-Backward, all affine:
-  grad input  = the output gradient dilated by the stride and padded for a
-                full convolution (one strided ``tensor.insert_slice`` into
-                zeros, or ``tensor.pad`` at stride 1), convolved at stride 1
-                with the weight flipped in H, W and with F, C swapped (one
-                generic, map ``(d0, d1, d2, d3) -> (d1, d0, KH-1-d2, KW-1-d3)``);
-  grad weight = a generic contraction of the gradient with the padded input;
-  grad bias   = the gradient summed over N, H, W.
+  convolution          = correlate(pad(x), w) + bias (a per-channel add)
+    backward           : input_grad(g, w), weight_grad(g, pad(x)), bias = sum of g
+  transposed forward   = input_grad(x, w) at the output size + bias
+    backward           : grad x = correlate(pad(g), w), grad w = weight_grad(x, pad(g))
+
+A transposed convolution is the input gradient of the convolution with the
+same weight, so its weight ``(C_in, C_out/G, K..)`` plays that
+convolution's ``(F, C/G, K..)``; ``output_padding`` only makes the output
+(that convolution's input) larger, and rows no window reaches get zeros.
 """
 
 import torch
 
-from ..emitter import Tensor, TensorType, affine_map
+from ..emitter import Tensor, TensorType
 from ..errors import Unsupported
-from .nchw import channelwise, extract, insert, pad, pair, zeros
+from .conv_kernels import Geometry, correlate, input_grad, weight_grad
+from .nchw import channelwise, pad
 from .reductions import reduce
 from .registry import lowers
+from .shapes import reshape
 
 aten = torch.ops.aten
 
 
-def _check(x, w, stride, padding, dilation, transposed, groups):
-    """(stride, padding) pairs, or Unsupported for variants wsc does not lower."""
-    if transposed:
-        raise Unsupported("transposed convolution (ConvTranspose)")
-    if x.type.rank != 4 or w.type.rank != 4:
-        raise Unsupported(f"{x.type.rank - 2}-D convolution: only 2-D (Conv2d, NCHW) is supported")
+def _pair(value, what: str, one_d: bool):
+    """An (h, w) pair from torch's int list; 1-D windows get h = ``(1 or 0)``."""
+    values = [int(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+    rank = 1 if one_d else 2
+    if len(values) == 1:
+        values = values * rank
+    if len(values) != rank:
+        raise Unsupported(f"{what}={values} for a {rank}-D convolution")
+    if one_d:
+        return (1 if what in ("stride", "dilation") else 0, values[0])
+    return tuple(values)
+
+
+def _geometry(x: Tensor, w: Tensor, stride, padding, dilation, groups, output_padding=0):
+    """(Geometry, output_padding pair, whether 1-D), or Unsupported."""
+    if x.type.rank not in (3, 4) or w.type.rank != x.type.rank:
+        raise Unsupported(f"{x.type.rank - 2}-D convolution: only 1-D (NCW) and 2-D (NCHW) "
+                          "are supported")
     if x.type.elem != "f32" or w.type.elem != "f32":
         raise Unsupported("convolution of non-float tensors")
-    if groups != 1:
-        raise Unsupported(f"groups={groups}: only groups=1 is supported")
-    if pair(dilation, "dilation") != (1, 1):
-        raise Unsupported(f"dilation={list(pair(dilation, 'dilation'))}: only dilation=1 is "
-                          "supported")
-    return pair(stride, "stride"), pair(padding, "padding")
+    one_d = x.type.rank == 3
+    geo = Geometry(_pair(stride, "stride", one_d), _pair(padding, "padding", one_d),
+                   _pair(dilation, "dilation", one_d), int(groups))
+    return geo, _pair(output_padding, "output_padding", one_d), one_d
 
 
-def conv2d(ctx, x: Tensor, w: Tensor, stride, out: TensorType, result: str) -> Tensor:
-    """``linalg.conv_2d_nchw_fchw`` of an already padded input."""
-    init = ctx.fb.filled(0.0, out, result[1:].split(".")[0])
-    ctx.fb.emit(f"{result} = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : vector<2xi64>, "
-                f"strides = dense<[{stride[0]}, {stride[1]}]> : vector<2xi64>}} "
-                f"ins({x.name}, {w.name} : {x.type}, {w.type}) outs({init} : {out}) -> {out}")
-    return Tensor(result, out)
+def _as_2d(ctx, t: Tensor, one_d: bool) -> Tensor:
+    """``(N, C, W)`` as ``(N, C, 1, W)`` (weights alike)."""
+    if not one_d or t is None:
+        return t
+    shape = t.type.shape
+    return reshape(ctx, t, shape[:2] + (1,) + shape[2:], result=ctx.fb.fresh(ctx.node.name))
+
+
+def _as_1d(ctx, t: Tensor, one_d: bool, result: str = None) -> Tensor:
+    if not one_d or t is None:
+        return t
+    shape = t.type.shape
+    return reshape(ctx, t, shape[:2] + shape[3:], result=result or ctx.fb.fresh(ctx.node.name))
+
+
+def _plus_bias(ctx, value: Tensor, bias, result: str) -> Tensor:
+    if bias is None:
+        return value
+    return channelwise(ctx, [value, ctx.tensor(bias)],
+                       lambda b, v: b.arith("addf", v[0], v[1], "f32"), value.type, result)
+
+
+def _bias_grad(ctx, g: Tensor, hint: str) -> Tensor:
+    return reduce(ctx, g, [0, 2, 3], False, 0.0, lambda b, v, acc: b.arith("addf", v, acc, "f32"),
+                  result=ctx.fb.fresh(hint))
 
 
 @lowers(aten.convolution.default)
 def convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
     x, w = ctx.tensor(x), ctx.tensor(w)
-    stride, padding = _check(x, w, stride, padding, dilation, transposed, groups)
+    geo, out_pad, one_d = _geometry(x, w, stride, padding, dilation, groups, output_padding)
+    x, w = _as_2d(ctx, x, one_d), _as_2d(ctx, w, one_d)
+    hint = ctx.node.name
     out = ctx.out_type()
-    padded = pad(ctx, x, padding, padding, 0.0, ctx.node.name)
-    conv = conv2d(ctx, padded, w, stride, out, ctx.name if bias is None
-                  else ctx.fb.fresh(ctx.node.name))
-    if bias is None:
-        return conv
-    return channelwise(ctx, [conv, ctx.tensor(bias)],
-                       lambda b, v: b.arith("addf", v[0], v[1], "f32"), out, ctx.name)
-
-
-def _flipped_transposed(ctx, w: Tensor, hint: str) -> Tensor:
-    """``w'[c, f, a, b] = w[f, c, KH-1-a, KW-1-b]``."""
-    f, c, kh, kw = w.type.shape
-    out = TensorType((c, f, kh, kw), "f32")
-    name = ctx.fb.fresh(hint)
-    ctx.fb.generic(name, [(w.name, w.type, affine_map(4, ["d1", "d0", f"{kh - 1} - d2",
-                                                          f"{kw - 1} - d3"]))],
-                   out, ["parallel"] * 4, lambda b: b.inputs[0])
-    return Tensor(name, out)
-
-
-def _grad_input(ctx, g: Tensor, x: Tensor, w: Tensor, stride, padding, hint: str) -> Tensor:
-    n, f, oh, ow = g.type.shape
-    kernel = w.type.shape[2:]
-    size = x.type.shape[2:]
-    offset, full, crop = [], [], []
-    for d in (0, 1):
-        k, p = kernel[d], padding[d]
-        if p <= k - 1:  # shift by the padding: the convolution yields just the interior
-            offset.append(k - 1 - p)
-            full.append(size[d] + k - 1)
-            crop.append(0)
-        else:  # convolve over the padded input, then cut the padding off
-            offset.append(k - 1)
-            full.append(size[d] + 2 * p + k - 1)
-            crop.append(p)
-    if stride == (1, 1):
-        high = [full[d] - offset[d] - g.type.shape[2 + d] for d in (0, 1)]
-        dilated = pad(ctx, g, offset, high, 0.0, hint)
+    out2 = TensorType(out.shape[:2] + (1,) + out.shape[2:], "f32") if one_d else out
+    if transposed:
+        value = input_grad(ctx, x, w, out2.shape[2:], geo, hint)
     else:
-        dilated = insert(ctx, g, zeros(ctx, TensorType((n, f, full[0], full[1]), "f32"), hint),
-                         offset, stride, hint)
-    flipped = _flipped_transposed(ctx, w, hint)
-    conv_out = TensorType((n, x.type.shape[1], full[0] - kernel[0] + 1,
-                           full[1] - kernel[1] + 1), "f32")
-    grad = conv2d(ctx, dilated, flipped, (1, 1), conv_out, ctx.fb.fresh(hint))
-    return extract(ctx, grad, crop, size, (1, 1), hint)
-
-
-def _grad_weight(ctx, g: Tensor, x: Tensor, w: Tensor, stride, padding, hint: str) -> Tensor:
-    """``gw[f, c, kh, kw] = sum_{n, oh, ow} g[n, f, oh, ow] * xp[n, c, oh*s+kh, ow*s+kw]``."""
-    padded = pad(ctx, x, padding, padding, 0.0, hint)
-    out = w.type
-    init = ctx.fb.filled(0.0, out, hint)
-    rows = f"d5 * {stride[0]} + d2" if stride[0] != 1 else "d5 + d2"
-    cols = f"d6 * {stride[1]} + d3" if stride[1] != 1 else "d6 + d3"
-    name = ctx.fb.fresh(hint)
-
-    def body(b):
-        return b.arith("addf", b.out, b.arith("mulf", b.inputs[0], b.inputs[1], "f32"), "f32")
-
-    ctx.fb.generic(name, [(g.name, g.type, affine_map(7, ["d4", "d0", "d5", "d6"])),
-                          (padded.name, padded.type, affine_map(7, ["d4", "d1", rows, cols]))],
-                   out, ["parallel"] * 4 + ["reduction"] * 3, body, init=init,
-                   out_map=affine_map(7, ["d0", "d1", "d2", "d3"]))
-    return Tensor(name, out)
+        padded = pad(ctx, x, geo.padding, geo.padding, 0.0, hint)
+        value = correlate(ctx, padded, w, geo, out2, ctx.name if bias is None and not one_d
+                          else ctx.fb.fresh(hint))
+    value = _plus_bias(ctx, value, bias, ctx.fb.fresh(hint) if one_d else ctx.name)
+    return _as_1d(ctx, value, one_d, ctx.name)
 
 
 @lowers(aten.convolution_backward.default)
 def convolution_backward(ctx, g, x, w, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):
     g, x, w = ctx.tensor(g), ctx.tensor(x), ctx.tensor(w)
-    stride, padding = _check(x, w, stride, padding, dilation, transposed, groups)
+    geo, _, one_d = _geometry(x, w, stride, padding, dilation, groups, output_padding)
+    g, x, w = (_as_2d(ctx, t, one_d) for t in (g, x, w))
     hint = ctx.node.name
-    grad_input = _grad_input(ctx, g, x, w, stride, padding, hint) if output_mask[0] else None
-    grad_weight = _grad_weight(ctx, g, x, w, stride, padding, hint) if output_mask[1] else None
-    grad_bias = None
+    grad_input = grad_weight = grad_bias = None
+    if transposed:  # the roles of input and output gradient swap
+        padded = pad(ctx, g, geo.padding, geo.padding, 0.0, hint)
+        if output_mask[0]:
+            grad_input = correlate(ctx, padded, w, geo, x.type, ctx.fb.fresh(hint))
+        if output_mask[1]:
+            grad_weight = weight_grad(ctx, x, padded, w.type, geo, hint)
+    else:
+        if output_mask[0]:
+            grad_input = input_grad(ctx, g, w, x.type.shape[2:], geo, hint)
+        if output_mask[1]:
+            grad_weight = weight_grad(ctx, g, pad(ctx, x, geo.padding, geo.padding, 0.0, hint),
+                                      w.type, geo, hint)
     if output_mask[2]:
-        grad_bias = reduce(ctx, g, [0, 2, 3], False, 0.0,
-                           lambda b, v, acc: b.arith("addf", v, acc, "f32"),
-                           result=ctx.fb.fresh(hint))
-    return grad_input, grad_weight, grad_bias
+        grad_bias = _bias_grad(ctx, g, hint)
+    return _as_1d(ctx, grad_input, one_d), _as_1d(ctx, grad_weight, one_d), grad_bias
