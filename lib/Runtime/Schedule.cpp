@@ -175,6 +175,8 @@ public:
     parseVts(root.optional("vts"), root.at("values"));
     parseParams(root.at("params"));
     parseInputs(root.at("inputs"));
+    if (auto randoms = root.optional("random"))
+      parseRandoms(*randoms);
     JsonReader outputs = root.at("outputs");
     JsonReader steps = root.at("steps");
     steps.requireArray();
@@ -714,6 +716,38 @@ private:
       }
       define(spec.value, kTopScope, value);
       s_.inputs.push_back(std::move(spec));
+    }
+  }
+
+  void parseRandoms(const JsonReader &rs) {
+    rs.requireArray();
+    std::set<std::string> names;
+    std::set<int64_t> streams;
+    for (size_t i = 0; i < rs.size(); ++i) {
+      JsonReader r = rs[i];
+      r.requireObject();
+      RandomSpec spec;
+      JsonReader name = r.at("name");
+      spec.name = name.asString();
+      if (!names.insert(spec.name).second)
+        name.error("random input '", spec.name, "' is given twice");
+      JsonReader dist = r.at("distribution");
+      if (dist.asString() != "uniform")
+        dist.error("unknown distribution '", dist.asString(), "' (expected 'uniform')");
+      JsonReader stream = r.at("stream");
+      const int64_t k = stream.asIntIn(0, std::numeric_limits<uint32_t>::max());
+      if (!streams.insert(k).second)
+        stream.error("stream ", k, " is used by two random inputs");
+      spec.stream = static_cast<uint32_t>(k);
+      JsonReader value = r.at("value");
+      spec.value = valueId(value);
+      const ValueSpec &v = s_.values[spec.value];
+      if (v.dtype != DType::F32)
+        value.error("random input '", spec.name, "' must be f32, not ", dtypeName(v.dtype));
+      if (v.ragged)
+        value.error("random input '", spec.name, "' is ragged");
+      define(spec.value, kTopScope, value);
+      s_.randoms.push_back(std::move(spec));
     }
   }
 

@@ -4,6 +4,7 @@
 
 #include "wsc/Runtime/Error.h"
 #include "wsc/Runtime/PipelineModel.h"
+#include "wsc/Runtime/Random.h"
 
 #include <algorithm>
 
@@ -153,6 +154,13 @@ void Session::run(const std::vector<Tensor> &inputs) {
       sys.setValue(spec.value, shard.withDType(spec.dtype));
     }
   }
+  for (const RandomSpec &spec : schedule_.randoms) {
+    const ValueSpec &v = schedule_.values[spec.value];
+    const DrawKey key{seed_, static_cast<uint64_t>(stepsRun_), spec.stream};
+    for (WaferSystem &sys : systems_)
+      sys.setValue(spec.value, uniformShard(key, v.shape, v.batchDim, schedule_.globalBatch,
+                                            sys.shard().begin, sys.shard().size));
+  }
   decided_ = ragged_ = false;
   for (const InputSpec &spec : schedule_.inputs)
     noteMasks(spec.value);
@@ -266,6 +274,16 @@ StepTiming Session::simulateTiming() {
     reportVts(t, std::move(kernels));
   reportSparse(t);
   return t;
+}
+
+Tensor Session::randomDraw(size_t index, uint64_t step) const {
+  if (index >= schedule_.randoms.size())
+    fail("random input ", index, " out of range (the schedule has ", schedule_.randoms.size(),
+         ")");
+  const RandomSpec &spec = schedule_.randoms[index];
+  const ValueSpec &v = schedule_.values[spec.value];
+  return uniformShard({seed_, step, spec.stream}, v.shape, v.batchDim, schedule_.globalBatch, 0,
+                      schedule_.globalBatch);
 }
 
 double Session::step(const std::vector<Tensor> &inputs) {

@@ -534,15 +534,26 @@ FailureOr<json::Object> Emitter::emit() {
   }
   root["params"] = std::move(params);
 
-  json::Array inputs;
+  json::Array inputs, randoms;
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    if (auto stream = func.getArgAttrOfType<IntegerAttr>(i, "wsc.random")) {
+      if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+        return func.emitError("argument #")
+               << i << " is a wsc.random draw and must be a static f32 tensor, not "
+               << arg.getType();
+      randoms.push_back(json::Object{{"name", "random" + std::to_string(stream.getInt())},
+                                     {"value", idOf(arg)},
+                                     {"stream", stream.getInt()},
+                                     {"distribution", "uniform"}});
+      continue;
+    }
     bool isInput = func.getArgAttr(i, "wsc.input") != nullptr;
     bool isLabel = func.getArgAttr(i, "wsc.label") != nullptr;
     if (!isInput && !isLabel)
       return func.emitError("argument #")
-             << i << " is neither a wsc.input nor a wsc.label; were all "
+             << i << " is neither a wsc.input, a wsc.label nor a wsc.random; were all "
              << "parameters lowered (wsc-lower-weight-streaming or "
              << "wsc-lower-layer-pipelined)?";
     if (!type || !type.hasStaticShape() || failed(dtypeName(type.getElementType())))
@@ -559,6 +570,8 @@ FailureOr<json::Object> Emitter::emit() {
     inputs.push_back(std::move(entry));
   }
   root["inputs"] = std::move(inputs);
+  if (!randoms.empty())
+    root["random"] = std::move(randoms);
 
   json::Array steps, outputs;
   for (Operation &op : func.getBody().front()) {

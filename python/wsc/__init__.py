@@ -5,6 +5,8 @@
 """
 from ._tools import CompileError
 from . import data, nn, sparse
+from ._export.draws import replay as replay_draws
 from .api import Program, ProgramIR, compile
 
-__all__ = ["compile", "Program", "ProgramIR", "CompileError", "data", "nn", "sparse"]
+__all__ = ["compile", "Program", "ProgramIR", "CompileError", "data", "nn", "sparse",
+           "replay_draws"]

@@ -3,7 +3,7 @@ import collections
 import dataclasses
 import json
 import re
-from typing import Dict, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -37,7 +37,7 @@ class Program:
     """A compiled training step bound to an emulated cluster."""
 
     def __init__(self, model, exported: str, compiled: str, schedule: str, diagnostics: str,
-                 masks=None, mask_schedule=None):
+                 masks=None, mask_schedule=None, seed: int = 0):
         from . import _runtime  # the native runtime binding, built by `make`
         self.mlir = ProgramIR(exported, compiled)
         self.schedule = json.loads(schedule)
@@ -47,6 +47,7 @@ class Program:
         self._source_key = {k: first.setdefault(id(v), k)
                             for k, v in model.state_dict(keep_vars=True).items()}
         self._session = _runtime.Session(schedule)
+        self._session.seed = seed
         # Parameters and float buffers as f32; int64 and bool buffers as they are.
         arrays = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
         self._session.load_weights({k: a.astype(np.float32) if a.dtype.kind == "f" else a
@@ -94,6 +95,20 @@ class Program:
             self._update_masks(schedule)
         self._steps += 1
         return float(loss)
+
+    def random_draws(self, step: Optional[int] = None) -> List[torch.Tensor]:
+        """The uniform [0, 1) draws behind the random ops (dropout,
+        stochastic depth) of training step `step` (default: the last one run),
+        whole-batch, in the order the model runs them. Hand them to
+        ``wsc.replay_draws`` to make eager PyTorch drop the same units."""
+        if step is None:
+            if not self._steps:
+                raise ValueError("no step has run yet; pass step=")
+            step = self._steps - 1
+        if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+            raise ValueError(f"step must be a non-negative int, got {step!r}")
+        return [torch.from_numpy(self._session.random_draw(k, step))
+                for k in range(self._session.num_random_inputs)]
 
     def _update_masks(self, schedule) -> None:
         """Runs the mask schedule's update after this step and loads the new
@@ -188,7 +203,7 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             systems: int = 1, stream_dtype: str = "f16", target: str = "cs2",
             time_limit: float = 60.0, sparsity=None, vts: Union[bool, str] = "auto",
             valid_fraction: Optional[float] = None,
-            grid: Optional[Tuple[int, int]] = None) -> Program:
+            grid: Optional[Tuple[int, int]] = None, seed: int = 0) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -212,7 +227,11 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
 
     `grid=(width, height)` replaces the target's PE grid: a scaled-down
     wafer, on which a model small enough to emulate is as compute-bound as
-    a large one on a whole CS-2."""
+    a large one on a whole CS-2.
+
+    `seed` keys the random draws of dropout and stochastic depth: the masks
+    of step t depend on (seed, t) alone, not on `systems`
+    (Program.random_draws, wsc.replay_draws)."""
     from .export import export_training_step
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -231,6 +250,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                     for n in grid)):
         raise ValueError(f"grid must be a (width, height) tuple of ints in [1, {MAX_GRID_SIDE}], "
                          f"got {grid!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
     vts_option = _vts_option(vts)
     if valid_fraction is not None and (
             not isinstance(valid_fraction, (int, float)) or isinstance(valid_fraction, bool)
@@ -258,4 +279,4 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
         pipeline += f" grid={grid[0]}x{grid[1]}"
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
-    return Program(model, exported, compiled, schedule, diagnostics, masks, mask_schedule)
+    return Program(model, exported, compiled, schedule, diagnostics, masks, mask_schedule, seed)

@@ -111,9 +111,18 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
 // -----
 
 module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
-  // expected-error @+1 {{argument #0 is neither a wsc.input nor a wsc.label; were all parameters lowered}}
+  // expected-error @+1 {{argument #0 is neither a wsc.input, a wsc.label nor a wsc.random; were all parameters lowered}}
   func.func @f(%w: tensor<4xf32> {wsc.param = "w"}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
     return %w : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{argument #1 is a wsc.random draw and must be a static f32 tensor, not 'tensor<4xi64>'}}
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}, %r: tensor<4xi64> {wsc.random = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<4xf32>
   }
 }
 

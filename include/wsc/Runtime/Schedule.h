@@ -72,6 +72,14 @@ struct InputSpec {
   std::optional<int64_t> numClasses;
 };
 
+/// A random input: drawn by the runtime each step (wsc.random), uniform in
+/// [0, 1), its shape and batch dim those of its value (Random.h).
+struct RandomSpec {
+  std::string name;
+  int value = -1;
+  uint32_t stream = 0; // distinct per random input of the schedule
+};
+
 enum class OutputRole { Loss, Output };
 
 struct OutputSpec {
@@ -298,6 +306,7 @@ struct Schedule {
   TargetSpec target;
   std::vector<ParamSpec> params;
   std::vector<InputSpec> inputs;
+  std::vector<RandomSpec> randoms;
   std::vector<OutputSpec> outputs;
   std::vector<ValueSpec> values;
   std::vector<Step> steps;

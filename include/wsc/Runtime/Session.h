@@ -96,6 +96,14 @@ public:
   /// shape, and integer labels within [0, num_classes).
   void checkInputs(const std::vector<Tensor> &inputs) const;
 
+  /// The seed of the random inputs (dropout masks): each step draws them
+  /// from (seed, step number, input) alone (Random.h). Default 0.
+  void setSeed(uint64_t seed) { seed_ = seed; }
+  uint64_t seed() const { return seed_; }
+  /// The whole-batch uniform draw of random input `index`
+  /// (schedule().randoms) at step `step`: what the systems' shards are cut
+  /// from, so a test can hand PyTorch the same dropout masks.
+  Tensor randomDraw(size_t index, uint64_t step) const;
   /// One training step; returns the loss.
   double step(const std::vector<Tensor> &inputs);
   /// One inference pass; returns the outputs in schedule order.
@@ -159,6 +167,7 @@ private:
   std::vector<bool> csrStreamed_; // per parameter: has a csr weight stream
   int64_t spmmAtStart_ = 0, sddmmAtStart_ = 0, fallbacksAtStart_ = 0;
   StepReport report_;
+  uint64_t seed_ = 0;
   int stepsRun_ = 0;
 };
 

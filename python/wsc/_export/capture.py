@@ -14,8 +14,9 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 
 from .buffers import keep_updated, mutated, named_buffers, state_names
+from .draws import lift_draws
 from .errors import UnsupportedOpError
-from .provenance import Provenance
+from .provenance import Provenance, describe
 
 try:
     from torch._subclasses.fake_tensor import (DataDependentOutputException,
@@ -61,6 +62,7 @@ class Captured(NamedTuple):
     num_classes: Dict[int, int]               # label index -> C, for integer labels
     buffers: List[Tuple[str, torch.Tensor]] = []  # arguments after the parameters
     buffer_updates: List[str] = []            # buffers the step returns updated, in order
+    randoms: List[Tuple[int, ...]] = []       # shapes of the uniform draws (draws.py), last
 
 
 def named_parameters(model) -> List[Tuple[str, torch.Tensor]]:
@@ -210,9 +212,9 @@ def capture_training(model, loss_fn, inputs, labels, provenance: Provenance) -> 
                 + list(labels), provenance, True)
     updates = keep_updated(gm, n_params, 1 + n_params, [name for name, _ in buffers])
     gm.graph.eliminate_dead_code()
-    return Captured(gm, params, inputs, labels,
-                    _num_classes(gm.graph, n_state + n_inputs, labels, outputs.get("model")),
-                    buffers, updates)
+    num_classes = _num_classes(gm.graph, n_state + n_inputs, labels, outputs.get("model"))
+    return Captured(gm, params, inputs, labels, num_classes, buffers, updates,
+                    lift_draws(gm, describe))
 
 
 def capture_inference(model, inputs, provenance: Provenance) -> Captured:
@@ -241,7 +243,7 @@ def capture_inference(model, inputs, provenance: Provenance) -> Captured:
                          "inference treats buffers as read-only; call model.eval() first "
                          "(e.g. training-mode BatchNorm updates its running statistics)")
     gm.graph.eliminate_dead_code()
-    return Captured(gm, params, inputs, (), {}, buffers, [])
+    return Captured(gm, params, inputs, (), {}, buffers, [], lift_draws(gm, describe))
 
 
 def _num_classes(graph: torch.fx.Graph, first_label: int, labels, model_output) -> Dict[int, int]:

@@ -29,6 +29,8 @@ def _arguments(cap: Captured, sparsity: Dict[str, dict]) -> List[Tuple[str, str]
         if i in cap.num_classes:
             attrs += f", wsc.num_classes = {cap.num_classes[i]} : i64"
         args.append((tensor_type(y), "{" + attrs + "}"))
+    args += [(f"tensor<{'x'.join(map(str, shape)) + 'x' if shape else ''}f32>",
+              f"{{wsc.random = {k} : i64}}") for k, shape in enumerate(cap.randoms)]
     return args
 
 

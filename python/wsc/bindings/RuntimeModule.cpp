@@ -287,6 +287,18 @@ PYBIND11_MODULE(_runtime, m) {
             return l;
           },
           py::arg("inputs"))
+      .def_property("seed", &Session::seed, &Session::setSeed,
+                    "Seed of the random inputs (dropout masks): each step draws from "
+                    "(seed, step, input) alone.")
+      .def(
+          "random_draw",
+          [](const Session &s, size_t index, uint64_t step) {
+            return toArray(s.randomDraw(index, step));
+          },
+          py::arg("index"), py::arg("step"),
+          "The whole batch's uniform draw of random input `index` at step `step`.")
+      .def_property_readonly("num_random_inputs",
+                             [](const Session &s) { return s.schedule().randoms.size(); })
       .def("last_report", [](const Session &s) { return reportDict(s.lastReport()); })
       .def("weights", [](const Session &s) { return tensorsToDict(s.weights()); })
       .def("write_trace", &Session::writeTrace, py::arg("path"))
