@@ -18,16 +18,6 @@ from .draws import lift_draws
 from .errors import UnsupportedOpError
 from .provenance import Provenance, describe
 
-try:
-    from torch._subclasses.fake_tensor import (DataDependentOutputException,
-                                               DynamicOutputShapeException)
-except ImportError:  # other torch versions: just let them propagate
-    class DataDependentOutputException(Exception):
-        pass
-
-    class DynamicOutputShapeException(Exception):
-        pass
-
 aten = torch.ops.aten
 
 # Composite ops rewritten into the simple aten ops the lowering table knows.
@@ -133,26 +123,25 @@ def _shapes_only(args):
 
 
 def _trace(fn, args, provenance: Provenance, grad: bool):
-    """make_fx ``fn``; data-dependent ops become UnsupportedOpError."""
+    """make_fx ``fn`` with recurrent layers unrolled; a failure inside torch
+    (an op fake tensors cannot run, a shape the op rejects) becomes a short
+    UnsupportedOpError naming the op and the module (errors.trace_failure)."""
     try:
         mode, args = _shapes_only(args)
-        with provenance.hooks(), torch.set_grad_enabled(grad):
+        with provenance.hooks(), unrolled(provenance.model), torch.set_grad_enabled(grad):
             if mode is None:
                 return make_fx(fn, decomposition_table=DECOMPOSITIONS,
                                tracing_mode=TRACING_MODE)(*args)
             with mode:
                 return make_fx(fn, decomposition_table=DECOMPOSITIONS,
                                tracing_mode="real")(*args)
-    except (DynamicOutputShapeException, DataDependentOutputException) as err:
-        raise UnsupportedOpError(
-            f"{err.args[0] if err.args else err} ({provenance.where()}) is not supported by the "
-            "wsc exporter: its result depends on tensor values") from None
-    except RuntimeError as err:
-        if "value out of a tracing tensor" not in str(err):
+    except UnsupportedOpError:
+        raise
+    except Exception as err:
+        short = trace_failure(err, provenance.where())
+        if short is None:  # raised by the model's or the exporter's own code
             raise
-        raise UnsupportedOpError(
-            f"reading a tensor value in Python, e.g. .item() or data-dependent control flow "
-            f"({provenance.where()}), is not supported by the wsc exporter") from None
+        raise short from None
     finally:
         provenance.detach()
 

@@ -49,6 +49,7 @@ def _tensors(value) -> List[torch.Tensor]:
 
 class Provenance:
     def __init__(self, model: torch.nn.Module, loss_fn=None):
+        self.model = model
         self._modules = [(Scope("root" if path == "" else "module", path, type(m).__name__), m)
                          for path, m in model.named_modules()]
         name = type(loss_fn).__name__ if isinstance(loss_fn, torch.nn.Module) else getattr(
@@ -59,12 +60,15 @@ class Provenance:
         self._owner: Dict[object, Scope] = {}  # grad_fn -> scope that created it
         self._phase = "forward"
         self._pending: List[torch.fx.Node] = []
+        self._running: Optional[Scope] = None  # owner of the grad_fn running now
 
     # ------------------------------------------------------------ tracing
     @contextlib.contextmanager
     def hooks(self):
         """Install the module hooks for the duration of the capture."""
         handles = []
+        self._stack.clear()
+        self._stops.clear()
         for scope, module in self._modules:
             handles.append(module.register_forward_pre_hook(self._pre_hook(scope)))
             handles.append(module.register_forward_hook(self._post_hook(scope)))
@@ -100,14 +104,15 @@ class Provenance:
 
     @contextlib.contextmanager
     def scope(self, scope: Scope):
-        """Treat the ops run inside as coming from ``scope`` (used for the loss)."""
+        """Treat the ops run inside as coming from ``scope`` (used for the loss).
+
+        An exception leaves ``scope`` on the stack, as it leaves a module whose
+        forward raised (its post hook never runs), so where() can name it."""
         self._stack.append(scope)
         self._stops.append(set())
-        try:
-            yield
-        finally:
-            self._stack.pop()
-            self._stops.pop()
+        yield
+        self._stack.pop()
+        self._stops.pop()
 
     def claim(self, outputs, scope: Scope, inputs=()):
         """Record ``scope`` as the owner of the unowned grad_fns between
@@ -120,19 +125,19 @@ class Provenance:
         for fn in self._reachable([loss]):
             if type(fn).__name__ != "AccumulateGrad":
                 fn.register_hook(self._grad_fn_hook(self._owner.get(fn)))
+                fn.register_prehook(self._running_hook(self._owner.get(fn)))
         self._phase = "backward"
-        try:
-            yield
-        finally:
-            self._phase = "forward"
-            self._pending.clear()
+        yield  # an exception stays in the backward phase, for where()
+        self._phase = "forward"
+        self._pending.clear()
 
     def where(self) -> str:
-        """Where the trace currently is, e.g. after it raised mid-forward."""
-        if not self._stack:
-            return "from outside any module"
-        phase = "from the backward of" if self._phase == "backward" else "from"
-        return f"{phase} {self._stack[-1]}"
+        """Where the trace currently is, e.g. after it raised mid-forward or
+        in the backward of some grad_fn."""
+        if self._phase == "backward":
+            return (f"from the backward of {self._running}" if self._running
+                    else "from outside any module (backward pass)")
+        return f"from {self._stack[-1]}" if self._stack else "from outside any module"
 
     # ------------------------------------------------------------ internals
     @staticmethod
@@ -177,6 +182,12 @@ class Provenance:
         # Inner modules finish first, so they keep their own grad_fns.
         for fn in self._reachable(outputs, stop):
             self._owner.setdefault(fn, scope)
+
+    def _running_hook(self, scope):
+        def hook(grad_outputs):
+            self._running = scope
+
+        return hook
 
     def _grad_fn_hook(self, scope):
         def hook(grad_inputs, grad_outputs):
