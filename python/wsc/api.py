@@ -250,8 +250,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                     for n in grid)):
         raise ValueError(f"grid must be a (width, height) tuple of ints in [1, {MAX_GRID_SIDE}], "
                          f"got {grid!r}")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
     vts_option = _vts_option(vts)
     if valid_fraction is not None and (
             not isinstance(valid_fraction, (int, float)) or isinstance(valid_fraction, bool)

@@ -4,7 +4,7 @@
 //           [--data D.safetensors [--steps N]]          (training)
 //           [--inputs IN.safetensors [--outputs OUT.safetensors]] (inference)
 //           [--trace T.json] [--save-weights W2.safetensors]
-//           [--report R.json] [--threads N] [--quiet]
+//           [--report R.json] [--threads N] [--seed S] [--quiet]
 //   wsc-run SCHEDULE.json --model-only [--steps N] [--report R.json]
 //
 // Exit status: 0 on success, 1 for a bad or incompatible input file (the
@@ -28,6 +28,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,7 +43,7 @@ const char *kUsage =
     "               [--data D.safetensors [--steps N]]\n"
     "               [--inputs IN.safetensors [--outputs OUT.safetensors]]\n"
     "               [--trace TRACE.json] [--save-weights OUT.safetensors]\n"
-    "               [--report REPORT.json] [--threads N] [--quiet]\n"
+    "               [--report REPORT.json] [--threads N] [--seed S] [--quiet]\n"
     "       wsc-run SCHEDULE.json --model-only [--steps N] [--report REPORT.json]\n"
     "\n"
     "Runs a wsc schedule (wsc-translate --wsc-to-schedule) on the emulated\n"
@@ -57,6 +58,8 @@ const char *kUsage =
     "  --save-weights   final weights after training\n"
     "  --report         per-step report as JSON\n"
     "  --threads        BLAS threads\n"
+    "  --seed           seed of the random inputs (dropout masks; default 0):\n"
+    "                   step t's draws depend on (seed, t) alone\n"
     "  --quiet          no per-step lines, only the summary\n"
     "  --model-only     timing model only: no weights, data or numerics (for\n"
     "                   shapes-only compiles of models too large to run)\n";
@@ -69,6 +72,7 @@ struct Options {
   std::string schedule, weights, data, inputs, outputs, trace, saveWeights, report;
   std::optional<int64_t> steps;
   std::optional<int> threads;
+  uint64_t seed = 0;
   bool quiet = false;
   bool modelOnly = false;
 };
@@ -113,7 +117,8 @@ Options parseArgs(int argc, char **argv) {
         value = arg.substr(eq + 1);
         hasValue = true;
       }
-      const bool known = stringFlags.count(flag) || flag == "--steps" || flag == "--threads";
+      const bool known = stringFlags.count(flag) || flag == "--steps" || flag == "--threads" ||
+                         flag == "--seed";
       if (!known)
         throw UsageError{"unknown option '" + flag + "'"};
       if (!hasValue) {
@@ -127,6 +132,9 @@ Options parseArgs(int argc, char **argv) {
         o.steps = parseCount(flag, value, 0, int64_t(1) << 40);
       else if (flag == "--threads")
         o.threads = static_cast<int>(parseCount(flag, value, 1, 1024));
+      else if (flag == "--seed")
+        o.seed = static_cast<uint64_t>(
+            parseCount(flag, value, 0, std::numeric_limits<int64_t>::max()));
       else
         *stringFlags[flag] = value;
       continue;
@@ -418,6 +426,7 @@ int run(const Options &o) {
     throw UsageError{"'" + o.schedule + "' is an inference schedule: --inputs is required"};
 
   Session session(std::move(schedule));
+  session.setSeed(o.seed);
   const Schedule &s = session.schedule();
 
   SafeTensorsFile weightsFile = readSafeTensors(o.weights);
