@@ -15,8 +15,9 @@ from torch.nn.utils import stateless
 
 from .buffers import keep_updated, mutated, named_buffers, state_names
 from .draws import lift_draws
-from .errors import UnsupportedOpError
+from .errors import UnsupportedOpError, trace_failure
 from .provenance import Provenance, describe
+from .recurrent import unrolled
 
 aten = torch.ops.aten
 
