@@ -16,6 +16,7 @@ from torch.nn.utils import stateless
 from .buffers import keep_updated, mutated, named_buffers, state_names
 from .draws import lift_draws
 from .errors import UnsupportedOpError, trace_failure
+from .lowering.inplace import with_inplace_variants
 from .provenance import Provenance, describe
 from .recurrent import unrolled
 
@@ -26,14 +27,20 @@ aten = torch.ops.aten
 # call torch ops, never prims) follow the eager kernels' formulas, e.g.
 # log_softmax subtracts the max. nll_loss is deliberately absent: its
 # decomposition divides by a data-dependent count (see lowering/losses.py).
-DECOMPOSITIONS = get_decompositions([
+# In-place twins of these (silu_, hardswish_, ..) decompose into the functional
+# op and a copy_ (lowering/inplace.py). GroupNorm's decompositions are ports
+# of the eager CPU kernels (mean and biased variance per (sample, group); the
+# backward's c1/c2/c3 coefficients).
+DECOMPOSITIONS = with_inplace_variants(get_decompositions([
     aten.addmm, aten.gelu, aten.gelu_backward, aten.tanh_backward, aten.sigmoid_backward,
     aten.threshold_backward, aten.mse_loss, aten.mse_loss_backward, aten._log_softmax,
     aten._log_softmax_backward_data, aten._softmax, aten._softmax_backward_data,
     aten.native_dropout, aten.native_dropout_backward, aten.silu, aten.silu_backward,
-    aten.leaky_relu_backward, aten.hardtanh_backward, aten.rsub, aten.elu, aten.elu_backward,
+    aten.leaky_relu_backward, aten.hardtanh_backward, aten.rsub, aten.elu,
     aten.softplus, aten.softplus_backward, aten.native_layer_norm, aten.native_layer_norm_backward,
-])
+    aten.hardswish, aten.hardswish_backward, aten.hardsigmoid, aten.hardsigmoid_backward,
+    aten.native_group_norm, aten.native_group_norm_backward,
+]))
 # The wsc.nn VTS markers (torch.ops.wsc.strip_padding / restore_padding) must
 # reach the graph as they are, so they stay out of this table; make_fx does
 # not inline them either, as they have no CompositeImplicitAutograd kernel.

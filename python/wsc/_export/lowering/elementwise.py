@@ -4,7 +4,7 @@ import torch
 
 from ..emitter import Splat, Tensor
 from ..errors import Unsupported
-from .registry import elem_of, lowers, promote
+from .registry import convert_scalar, elem_of, lowers, promote
 
 aten = torch.ops.aten
 
@@ -213,6 +213,29 @@ def leaky_relu(ctx, x, negative_slope=0.01):
     return _float_unary(ctx, x, body)
 
 
+@lowers(aten.elu_backward.default)
+def elu_backward(ctx, g, alpha, scale, input_scale, is_result, x):
+    """PyTorch's CPU kernel. Lowered rather than decomposed: torch 1.13's
+    decomposition multiplies the result instead of the gradient on the
+    positive side when ``is_result`` (the backward of ``nn.ELU(inplace=True)``)."""
+    neg, pos, slope = float(alpha) * float(scale), float(scale), float(input_scale)
+
+    def body(b, v):
+        grad, value = v
+        scaled = b.arith("mulf", grad, b.const(slope, "f32"), "f32")
+        if is_result:  # value = elu(x) = neg * (exp(slope * x) - 1) where x <= 0
+            inside = b.arith("mulf", scaled, b.arith("addf", value, b.const(neg, "f32"), "f32"),
+                             "f32")
+        else:
+            growth = b.math("exp", b.arith("mulf", value, b.const(slope, "f32"), "f32"))
+            inside = b.arith("mulf", b.arith("mulf", scaled, b.const(neg, "f32"), "f32"), growth,
+                             "f32")
+        outside = b.arith("mulf", grad, b.const(pos, "f32"), "f32")
+        return b.select(b.cmp("ole", value, b.const(0.0, "f32"), "f32"), inside, outside, "f32")
+
+    return ctx.elementwise([g, x], ["f32", "f32"], body)
+
+
 # ------------------------------------------------------------ comparisons / select
 
 _COMPARE = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
@@ -274,3 +297,15 @@ def to_copy(ctx, x, *args, **kwargs):
     if x.type == out:
         return x
     return ctx.elementwise([x], [x.type.elem], lambda b, v: b.cast(v[0], x.type.elem, out.elem))
+
+
+@lowers(aten.copy.default)
+def copy(ctx, dst, src, non_blocking=False):
+    """``src`` broadcast and converted to ``dst``'s type (``copy_`` is its in-place twin)."""
+    out = ctx.out_type()
+    if isinstance(src, (Splat, bool, int, float)):
+        return Splat(convert_scalar(src.value if isinstance(src, Splat) else src, out.elem), out)
+    if src.type == out:
+        return src
+    return ctx.elementwise([src], [src.type.elem],
+                           lambda b, v: b.cast(v[0], src.type.elem, out.elem))

@@ -4,6 +4,12 @@ make_fx records mutation as is (e.g. ``nn.ReLU(inplace=True)`` gives
 ``aten.relu_``). The result simply replaces the mutated value for every later
 use, which is exact unless another view aliases the mutated tensor; that case
 is rejected.
+
+Ops that are decomposed while tracing (capture.DECOMPOSITIONS: silu,
+hardswish, ..) have no lowering to pair with; their in-place twins
+(``nn.SiLU(inplace=True)`` gives ``aten.silu_``) are decomposed too, into the
+functional op and an ``aten.copy_`` into the first argument, which lowers
+like any other in-place op.
 """
 
 import torch
@@ -55,6 +61,27 @@ def register_inplace_variants():
         inplace = getattr(packet, op._overloadname, None) if packet is not None else None
         if inplace is not None and inplace not in LOWERINGS:
             LOWERINGS[inplace] = _inplace(fn)
+
+
+def with_inplace_variants(table: dict) -> dict:
+    """``table`` (aten op -> decomposition) plus ``op_`` for every decomposed
+    ``op`` that has an in-place twin: ``self.copy_(op(self, ..))``."""
+    result = dict(table)
+    for op in table:
+        if not isinstance(op, torch._ops.OpOverload):
+            continue
+        packet = getattr(aten, op.overloadpacket.__name__ + "_", None)
+        inplace = getattr(packet, op._overloadname, None) if packet is not None else None
+        if inplace is not None and inplace not in result:
+            result[inplace] = _functional_then_copy(op)
+    return result
+
+
+def _functional_then_copy(functional):
+    def decomposition(self, *args, **kwargs):
+        return self.copy_(functional(self, *args, **kwargs))
+
+    return decomposition
 
 
 def update_in_place(ctx, target, value):

@@ -4,6 +4,12 @@ Forward: ``tensor.pad`` (-inf for max, 0 for sums) and ``linalg.pooling_nchw_max
 or ``pooling_nchw_sum``; averages then divide by compile-time constants (a
 scalar, or a dense table where windows overlap the border differently).
 
+Adaptive pooling whose output size does not divide the input (VGG's 7x7 head
+on a 1x1 map, 5 -> 3) has bins of several sizes that may overlap: its sums
+are one contraction with constant 0/1 bin-membership matrices, per axis
+(``Mh[i, h] = 1`` where row h lies in bin i), and its backward the same
+contraction transposed.
+
 Max-pool backward routes each output gradient to the FIRST maximal element of
 its window in raster order, as PyTorch's kernel does (ties are common after
 ReLU). The indices are never materialised: one pass per window offset
@@ -250,13 +256,75 @@ def avg_pool2d_backward(ctx, g, x, kernel_size, stride, padding, ceil_mode, coun
                               count_include_pad, divisor_override)
 
 
+def _divides(x: Tensor, out_hw) -> bool:
+    size = x.type.shape[2:]
+    return not any(size[i] % out_hw[i] for i in (0, 1))
+
+
 def _adaptive_geometry(x, out_hw):
     size = x.type.shape[2:]
-    if any(size[i] % out_hw[i] for i in (0, 1)):
-        raise Unsupported(f"adaptive pooling from {size[0]}x{size[1]} to {out_hw[0]}x{out_hw[1]}: "
-                          "only output sizes that divide the input size are supported")
     k = (size[0] // out_hw[0], size[1] // out_hw[1])
     return k, k, (0, 0), (1, 1)
+
+
+# ------------------------------------------------------------------ adaptive, uneven bins
+
+
+def _bins(size: int, count: int):
+    """PyTorch's adaptive bins: [floor(i * size / count), ceil((i + 1) * size / count))."""
+    return [(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
+
+
+def _membership(ctx, size: int, count: int, hint: str) -> Tensor:
+    """A (count, size) constant: 1 where input position h lies in bin i, else 0."""
+    table = np.zeros((count, size), dtype=np.float32)
+    for i, (start, end) in enumerate(_bins(size, count)):
+        table[i, start:end] = 1.0
+    value = Tensor(ctx.fb.fresh(hint), TensorType(table.shape, "f32"))
+    ctx.fb.emit(f"{value.name} = arith.constant {dense_literal(table)} : {value.type}")
+    return value
+
+
+def _per_bin_mean(ctx, sums: Tensor, size, result: str) -> Tensor:
+    """``sums[.., i, j] / len_h(i) / len_w(j)``: the divisions of PyTorch's CPU kernel."""
+    out_hw = sums.type.shape[2:]
+    lengths = [np.array([end - start for start, end in _bins(size[d], out_hw[d])],
+                        dtype=np.float32) for d in (0, 1)]
+    tables = []
+    for d, shape in ((0, (out_hw[0], 1)), (1, (out_hw[1],))):
+        table = Tensor(ctx.fb.fresh("bin_size"), TensorType(shape, "f32"))
+        ctx.fb.emit(f"{table.name} = arith.constant {dense_literal(lengths[d].reshape(shape))} "
+                    f": {table.type}")
+        tables.append(table)
+    return ctx.elementwise([sums] + tables, ["f32"] * 3, lambda b, v: b.arith(
+        "divf", b.arith("divf", v[0], v[1], "f32"), v[2], "f32"), out_type=sums.type,
+        result=result)
+
+
+def _bin_contraction(ctx, x: Tensor, out: TensorType, spread: bool, hint: str) -> Tensor:
+    """``out[n, c, i, j] = sum_{h, w} x[n, c, h, w] * Mh[i, h] * Mw[j, w]`` (pooling) or, with
+    ``spread``, ``out[n, c, h, w] = sum_{i, j} x[n, c, i, j] * Mh[i, h] * Mw[j, w]`` (its
+    backward), Mh / Mw the bin memberships: one generic, loops (n, c, out.., x..)."""
+    bins = out.shape[2:] if not spread else x.type.shape[2:]
+    size = x.type.shape[2:] if not spread else out.shape[2:]
+    rows, cols = (_membership(ctx, size[d], bins[d], hint) for d in (0, 1))
+    # Loops d2, d3 run over out's positions, d4, d5 over x's.
+    bin_dims, pos_dims = (("d4", "d5"), ("d2", "d3")) if spread else (("d2", "d3"),
+                                                                        ("d4", "d5"))
+    init = ctx.fb.filled(0.0, out, hint)
+    name = ctx.fb.fresh(hint)
+
+    def body(b):
+        weighted = b.arith("mulf", b.arith("mulf", b.inputs[0], b.inputs[1], "f32"),
+                           b.inputs[2], "f32")
+        return b.arith("addf", b.out, weighted, "f32")
+
+    ctx.fb.generic(name, [(x.name, x.type, affine_map(6, ["d0", "d1", "d4", "d5"])),
+                          (rows.name, rows.type, affine_map(6, [bin_dims[0], pos_dims[0]])),
+                          (cols.name, cols.type, affine_map(6, [bin_dims[1], pos_dims[1]]))],
+                   out, ["parallel"] * 4 + ["reduction"] * 2, body, init=init,
+                   out_map=affine_map(6, ["d0", "d1", "d2", "d3"]))
+    return Tensor(name, out)
 
 
 @lowers(aten._adaptive_avg_pool2d.default)
@@ -264,11 +332,18 @@ def adaptive_avg_pool2d(ctx, x, output_size):
     x = ctx.tensor(x)
     check_nchw(x, "adaptive average pooling")
     out = ctx.out_type()
-    return _avg_pool(ctx, x, _adaptive_geometry(x, out.shape[2:]), True, None, out, ctx.name)
+    if _divides(x, out.shape[2:]):
+        return _avg_pool(ctx, x, _adaptive_geometry(x, out.shape[2:]), True, None, out, ctx.name)
+    sums = _bin_contraction(ctx, x, out, False, ctx.node.name)
+    return _per_bin_mean(ctx, sums, x.type.shape[2:], ctx.name)
 
 
 @lowers(aten._adaptive_avg_pool2d_backward.default)
 def adaptive_avg_pool2d_backward(ctx, g, x):
     g, x = ctx.tensor(g), ctx.tensor(x)
     check_nchw(x, "adaptive average pooling")
-    return _avg_pool_backward(ctx, g, x, _adaptive_geometry(x, g.type.shape[2:]), True, None)
+    if _divides(x, g.type.shape[2:]):
+        return _avg_pool_backward(ctx, g, x, _adaptive_geometry(x, g.type.shape[2:]), True,
+                                  None)
+    share = _per_bin_mean(ctx, g, x.type.shape[2:], ctx.fb.fresh(ctx.node.name))
+    return _bin_contraction(ctx, share, x.type, True, ctx.node.name)
