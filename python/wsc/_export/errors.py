@@ -55,9 +55,8 @@ def trace_failure(err: BaseException, where: str) -> Optional[UnsupportedOpError
             f"{what} ({where}) reads a tensor that is neither a parameter, a buffer nor an "
             "input of the model (e.g. a plain tensor attribute); register it with "
             "register_buffer so that the wsc exporter can pass it in")
-    return UnsupportedOpError(f"{what} ({where}) failed while tracing with the example "
-                              f"inputs' shapes: "
-                              f"{_short(message)}")
+    return UnsupportedOpError(f"{what} ({where}) failed while tracing with fake tensors "
+                              f"shaped like the example inputs: {_short(message)}")
 
 
 def _failing_call(tb, torch):
