@@ -1,4 +1,5 @@
 """Train a model on the emulator and in PyTorch eager side by side."""
+import contextlib
 import copy
 
 import torch
@@ -31,11 +32,11 @@ def train_both(model, loss_fn, data, systems=1, mode="auto", optimizer=sgd,
         if observe:
             observe(t, prog)
     theirs, _ = train_reference(reference, loss_fn, optimizer(reference.parameters()), data,
-                                schedule, initial)
+                                schedule, initial, draws=prog.random_draws)
     return prog, reference, ours, theirs
 
 
-def train_reference(model, loss_fn, optimizer, batches, schedule, masks):
+def train_reference(model, loss_fn, optimizer, batches, schedule, masks, draws=None):
     """Trains ``model`` in place on ``batches`` ((inputs, targets) pairs) with
     ``masks`` (name -> bool mask) changed by ``schedule`` (None: fixed masks).
     Returns the per-step losses and the final masks.
@@ -44,13 +45,16 @@ def train_reference(model, loss_fn, optimizer, batches, schedule, masks):
     when it updates after this step and needs them; masked gradients to the
     optimizer; weights re-masked. Then, if the schedule updates, the new masks
     apply, and the optimizer state of every newly active entry restarts at
-    zero (the weight itself is already zero: it was masked)."""
+    zero (the weight itself is already zero: it was masked). With `draws`
+    (step -> uniform draws, Program.random_draws) the random ops (dropout)
+    replay the emulator's numbers."""
     params = dict(model.named_parameters())
     _apply(params, masks)
     losses = []
     for t, (x, y) in enumerate(batches):
         optimizer.zero_grad()
-        loss = loss_fn(model(*(x if isinstance(x, tuple) else (x,))), y)
+        with wsc.replay_draws(draws(t)) if draws else contextlib.nullcontext():
+            loss = loss_fn(model(*(x if isinstance(x, tuple) else (x,))), y)
         loss.backward()
         updating = schedule is not None and schedule.updates_at(t)
         grads = None
