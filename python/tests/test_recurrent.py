@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from parity import check, train_both
+from test_inference import infer
 from wsc.export import UnsupportedOpError, export_training_step
 from wsc._export.capture import capture_training
 from wsc._export.provenance import Provenance, describe
@@ -209,6 +210,33 @@ def test_packed_sequences_and_own_forwards_are_refused():
     model.rnn = MyGRU(FEATURES, HIDDEN, batch_first=True)
     with pytest.raises(UnsupportedOpError, match="module 'rnn', MyGRU has a forward of its own"):
         _export(model)
+
+
+class Encoder(nn.Module):
+    """Returns a recurrent layer's outputs and final states, batch first."""
+
+    def __init__(self, kind, **arguments):
+        super().__init__()
+        self.rnn = getattr(nn, kind)(FEATURES, HIDDEN, batch_first=True, **arguments)
+
+    def forward(self, x):
+        out, final = self.rnn(x)
+        states = final if isinstance(final, tuple) else (final,)
+        return (out, *(s.transpose(0, 1) for s in states))
+
+
+@pytest.mark.parametrize("kind, systems", [("GRU", 1), ("LSTM", 2)])
+def test_inference_matches_pytorch(kind, systems, tmp_path):
+    # Eval mode: the inter-layer dropout is off, as in PyTorch.
+    torch.manual_seed(0)
+    model = Encoder(kind, num_layers=2, bidirectional=True, dropout=0.25).eval()
+    x = torch.randn(BATCH, LENGTH, FEATURES)
+    _, outputs = infer(model, (x,), systems, tmp_path)
+    with torch.no_grad():
+        expected = model(x)
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        torch.testing.assert_close(torch.from_numpy(got), want, rtol=1e-4, atol=1e-6)
 
 
 def test_eval_mode_ignores_dropout_and_training_resumes_afterwards():
