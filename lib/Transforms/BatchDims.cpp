@@ -190,18 +190,29 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
   if (func.isExternal())
     return result; // a declaration has no values to follow
   Solver solver{result.dims, result.inner};
+  // Dim 0 of every batch argument holds the batch, outermost. The batch size
+  // is the smallest such dim: a larger one merges it with more (labels
+  // flattened with the sequence, [batch * seq]) and must be a multiple.
+  SmallVector<BlockArgument> batchArgs;
   for (BlockArgument arg : func.getArguments()) {
     if (!isBatchArgument(func, arg.getArgNumber()))
       continue;
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || type.getRank() == 0 || type.isDynamicDim(0))
-      return func.emitError("batch argument #")
-             << arg.getArgNumber() << " must be a tensor with a static dim 0";
-    if (result.globalBatch && result.globalBatch != type.getDimSize(0))
-      return func.emitError("batch arguments disagree on the batch size: ")
-             << result.globalBatch << " vs " << type.getDimSize(0);
-    result.globalBatch = type.getDimSize(0);
-    solver.set(arg, 0, func);
+    if (!type || type.getRank() == 0 || type.isDynamicDim(0) || type.getDimSize(0) == 0)
+      return emitError(arg.getLoc(), "batch argument #")
+             << arg.getArgNumber() << " must be a tensor with a static, non-empty dim 0";
+    batchArgs.push_back(arg);
+    const int64_t size = type.getDimSize(0);
+    result.globalBatch = result.globalBatch ? std::min(result.globalBatch, size) : size;
+  }
+  for (BlockArgument arg : batchArgs) {
+    const int64_t size = llvm::cast<RankedTensorType>(arg.getType()).getDimSize(0);
+    if (size % result.globalBatch)
+      return emitError(arg.getLoc(), "batch argument #")
+             << arg.getArgNumber() << " has " << size << " rows in dim 0, not a multiple of "
+             << "the batch size " << result.globalBatch
+             << " (the smallest dim 0 of the inputs and labels)";
+    solver.set(arg, 0, func, size / result.globalBatch);
   }
   solver.globalBatch = result.globalBatch;
   SmallVector<Operation *> ops = sweepOrder(func);

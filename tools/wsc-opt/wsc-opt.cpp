@@ -14,20 +14,10 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
-#include "llvm/ADT/StringRef.h"
-
-#include <vector>
+#include "../common/QuietDiagnostics.h"
 
 int main(int argc, char **argv) {
-  // A diagnostic names its op and location; upstream's default also prints
-  // the op, which for an error on a function is the whole function (hundreds
-  // of KB for an exported model, weights included). Off unless asked for.
-  std::vector<char *> args(argv, argv + argc);
-  static char quiet[] = "--mlir-print-op-on-diagnostic=false";
-  if (llvm::none_of(args, [](llvm::StringRef a) {
-        return a.ltrim('-').starts_with("mlir-print-op-on-diagnostic");
-      }))
-    args.insert(args.begin() + 1, quiet);
+  std::vector<char *> args = wsc::tools::withQuietDiagnostics(argc, argv);
   argc = static_cast<int>(args.size());
   argv = args.data();
   mlir::registerAllPasses();
