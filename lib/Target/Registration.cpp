@@ -25,6 +25,10 @@ static void registerModuleTranslation(llvm::StringRef name, llvm::StringRef desc
   TranslateFromMLIRRegistration registration(
       name, description,
       [emit](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        // mlir-translate's driver prints the op after every diagnostic (it
+        // sets this itself, ignoring --mlir-print-op-on-diagnostic): for an
+        // error on a function, the whole function. Name op and location only.
+        op->getContext()->printOpOnDiagnostic(false);
         auto module = llvm::dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError("expected a builtin.module");

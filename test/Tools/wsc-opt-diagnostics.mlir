@@ -5,6 +5,7 @@
 // RUN: not wsc-opt %s --wsc-pipeline="mode=weight_streaming" 2>&1 | wc -c | FileCheck --check-prefix=SIZE %s
 // RUN: not wsc-opt %s --wsc-pipeline="mode=weight_streaming" --mlir-print-op-on-diagnostic 2>&1 | FileCheck --check-prefix=ASKED %s
 // RUN: not wsc-translate --wsc-to-schedule %s 2>&1 | FileCheck --check-prefix=TRANSLATE %s
+// RUN: not wsc-translate --wsc-to-schedule %s 2>&1 | wc -c | FileCheck --check-prefix=SIZE %s
 
 // CHECK: error: parameter 'w' declared twice
 // CHECK-NOT: see current operation
@@ -12,7 +13,7 @@
 // SIZE: {{^[1-9][0-9]{2}$}}
 // ASKED: note: see current operation
 // ASKED: linalg.generic
-// TRANSLATE: error: argument #0 is neither a wsc.input, a wsc.label nor a wsc.random
+// TRANSLATE: error: module has no 'wsc.mode'; run --wsc-pipeline first
 // TRANSLATE-NOT: see current operation
 
 module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64, momentum = 0.0 : f64, dampening = 0.0 : f64, weight_decay = 0.0 : f64, nesterov = false}} {

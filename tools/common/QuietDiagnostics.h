@@ -2,8 +2,9 @@
 //
 // Upstream drivers follow every diagnostic with the op it is attached to.
 // For an error on a function that is the whole function: hundreds of KB for
-// an exported model, its weights included. The wsc drivers name the op and
-// its location only, unless --mlir-print-op-on-diagnostic is given.
+// an exported model, its weights included. wsc-opt names the op and its
+// location only, unless --mlir-print-op-on-diagnostic is given (wsc-translate,
+// whose upstream driver ignores the flag, does so in lib/Target).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_TOOLS_QUIETDIAGNOSTICS_H

@@ -6,12 +6,7 @@
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
-#include "../common/QuietDiagnostics.h"
-
 int main(int argc, char **argv) {
-  std::vector<char *> args = wsc::tools::withQuietDiagnostics(argc, argv);
-  argc = static_cast<int>(args.size());
-  argv = args.data();
   mlir::wsc::registerToScheduleTranslation();
   mlir::wsc::registerToSvgTranslation();
   mlir::wsc::registerToWeightsTranslation();
