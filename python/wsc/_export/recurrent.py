@@ -11,7 +11,8 @@ PyTorch's CPU kernels (aten/src/ATen/native/RNN.cpp). It reads the parameters
 by their own names (``weight_ih_l0``, ``bias_hh_l1_reverse`` ...), so the
 graph's arguments keep their state_dict keys; it runs inside the module's
 ``__call__``, so the provenance hooks attribute the unrolled ops to the layer.
-The graph gets linear, add, mul, sigmoid, tanh, relu, split, select and cat.
+The graph gets linear, add, mul, sigmoid, tanh, relu, split, select and cat,
+and, between layers in training, dropout's random draw (draws.py).
 """
 
 import contextlib
@@ -125,11 +126,6 @@ def _layer_forward(module: nn.RNNBase, where: str, input, hx, model_inputs):
         raise UnsupportedOpError(
             f"{where} is given a {type(input).__name__}; the wsc exporter "
             "supports recurrent layers on padded tensors only")
-    if module.dropout and module.training and module.num_layers > 1:
-        raise UnsupportedOpError(
-            f"{where} has dropout={module.dropout} between its layers, which "
-            "the wsc exporter does not support yet in training mode (it needs random "
-            "numbers); use dropout=0 or model.eval()")
     _check_batch_major(module, where, input, model_inputs)
     lstm = module.mode == "LSTM"
     batched = input.dim() == 3
@@ -154,6 +150,8 @@ def _layer_forward(module: nn.RNNBase, where: str, input, hx, model_inputs):
             outputs.append(out)
             finals.append(state)
         layer_input = outputs[0] if directions == 1 else torch.cat(outputs, -1)
+        if module.dropout and module.training and layer < module.num_layers - 1:
+            layer_input = _dropout(layer_input, module.dropout, time_dim)
 
     output = layer_input
     if lstm:
@@ -164,6 +162,15 @@ def _layer_forward(module: nn.RNNBase, where: str, input, hx, model_inputs):
         output = output.squeeze(batch_dim)
         hidden = tuple(t.squeeze(1) for t in hidden) if lstm else hidden.squeeze(1)
     return output, hidden
+
+
+def _dropout(x, p, time_dim):
+    """Dropout between layers as RNN.cpp: at::dropout, whose bernoulli_ draw
+    (draws.py) is taken time-major, as the fused kernel transposes a
+    batch-first input first; so replayed draws match eager's element for element."""
+    if time_dim == 0:
+        return F.dropout(x, p, training=True)
+    return F.dropout(x.transpose(0, 1), p, training=True).transpose(0, 1)
 
 
 def _zero_state(module, input, batch_dim):
