@@ -702,8 +702,9 @@ private:
       if (v.shape != spec.shape)
         sh.error("shape ", shapeToString(spec.shape), " differs from value ", spec.value, "'s ",
                  shapeToString(v.shape));
-      if (spec.shape.empty() || spec.shape[0] != s_.globalBatch)
-        sh.error("an input's dim 0 is the batch and must equal global_batch ", s_.globalBatch);
+      if (spec.shape.empty() || spec.shape[0] % s_.globalBatch != 0)
+        sh.error("an input's dim 0 holds the batch, outermost, and must be a multiple of "
+                 "global_batch ", s_.globalBatch);
       if (!v.batchDim || *v.batchDim != 0)
         value.error("value ", spec.value, " of input '", spec.name, "' must have batch_dim 0");
       if (v.ragged)
@@ -713,6 +714,11 @@ private:
         if (storageOf(spec.dtype) != Storage::I64)
           nc->error("num_classes needs integer labels, not ", dtypeName(spec.dtype));
         spec.numClasses = nc->asIntIn(1, int64_t(1) << 40);
+      }
+      if (auto ignore = in.optional("ignore_index")) {
+        if (!spec.numClasses)
+          ignore->error("ignore_index needs num_classes");
+        spec.ignoreIndex = ignore->asInt();
       }
       define(spec.value, kTopScope, value);
       s_.inputs.push_back(std::move(spec));

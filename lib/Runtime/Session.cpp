@@ -130,9 +130,11 @@ void Session::checkInputs(const std::vector<Tensor> &inputs) const {
     if (spec.numClasses) {
       const int64_t *d = t.data<int64_t>();
       for (int64_t j = 0; j < t.numel(); ++j)
-        if (d[j] < 0 || d[j] >= *spec.numClasses)
+        if ((d[j] < 0 || d[j] >= *spec.numClasses) && d[j] != spec.ignoreIndex)
           fail("input '", spec.name, "': label ", d[j], " at index ", j, " is out of range [0, ",
-               *spec.numClasses, ")");
+               *spec.numClasses, ")",
+               spec.ignoreIndex ? " and not ignore_index " + std::to_string(*spec.ignoreIndex)
+                                : std::string());
     }
   }
 }
@@ -146,11 +148,13 @@ void Session::run(const std::vector<Tensor> &inputs) {
     sys.clear();
     for (size_t i = 0; i < inputs.size(); ++i) {
       const InputSpec &spec = schedule_.inputs[i];
-      // Every system gets its samples of the batch (dim 0).
+      // Every system gets its samples of the batch (dim 0, each sample's
+      // rows together: [batch * seq] labels have seq rows per sample).
+      const int64_t rows = spec.shape[0] / schedule_.globalBatch;
       Tensor shard = schedule_.systems == 1
                          ? inputs[i]
-                         : sliceDim(inputs[i], 0, sys.shard().begin,
-                                    sys.shard().begin + sys.shard().size);
+                         : sliceDim(inputs[i], 0, sys.shard().begin * rows,
+                                    (sys.shard().begin + sys.shard().size) * rows);
       sys.setValue(spec.value, shard.withDType(spec.dtype));
     }
   }
