@@ -81,6 +81,21 @@ bool isLinearIn(Operation *op, const DenseSet<Value> &partial) {
   if (llvm::isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp,
                 tensor::CastOp, tensor::ExtractOp>(op))
     return partial.contains(op->getOperand(0));
+  // Assembling partials (the q, k and v bias gradients of a packed
+  // in_proj_bias) keeps them partial when every other piece is zero or
+  // overwritten.
+  auto share = [&](Value v) {
+    return partial.contains(v) || isZeroInit(v) || v.getDefiningOp<tensor::EmptyOp>();
+  };
+  if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op))
+    return share(insert.getSource()) && share(insert.getDest());
+  if (auto concat = llvm::dyn_cast<tensor::ConcatOp>(op))
+    return llvm::all_of(concat.getInputs(), share);
+  if (auto pad = llvm::dyn_cast<tensor::PadOp>(op)) {
+    Value padding = pad.getConstantPaddingValue();
+    return partial.contains(pad.getSource()) && padding &&
+           (matchPattern(padding, m_AnyZeroFloat()) || matchPattern(padding, m_Zero()));
+  }
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.getBlock())
     return false;

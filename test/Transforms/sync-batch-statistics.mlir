@@ -261,3 +261,67 @@ func.func @nonlinear_gradient(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (ten
   return %loss, %g : tensor<f32>, tensor<2xf32>
 }
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A packed bias gradient (nn.MultiheadAttention's in_proj_bias with kdim or
+// vdim): two partial sums over the batch inserted into an empty tensor, one
+// padded with zeros, and concatenated with a zero tensor, stay partial:
+// SwarmX sums the assembled gradient, nothing is all-reduced.
+// CHECK-LABEL: func.func @assemble_partials
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: return
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @assemble_partials(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<8xf32> {wsc.grad = "b"}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %cat0 = tensor.empty() : tensor<4xf32>
+  %cat1 = tensor.insert_slice %sum into %cat0[0] [2] [1] : tensor<2xf32> into tensor<4xf32>
+  %padded = tensor.pad %sum low[0] high[0] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<2xf32> to tensor<2xf32>
+  %cat2 = tensor.insert_slice %padded into %cat1[2] [2] [1] : tensor<2xf32> into tensor<4xf32>
+  %z = tensor.empty() : tensor<4xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%z : tensor<4xf32>) -> tensor<4xf32>
+  %grad = tensor.concat dim(0) %cat2, %zeros : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  %loss = tensor.extract_slice %sum[0] [1] [1] : tensor<2xf32> to tensor<f32>
+  return %loss, %grad : tensor<f32>, tensor<8xf32>
+}
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// Inserted into a tensor with other values (here ones), a partial is not
+// each system's share of the whole: it takes the total first, and a
+// gradient computed from it is an error.
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @insert_into_values(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.grad = "b"}) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %o = tensor.empty() : tensor<4xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%o : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{computes result #0 (a loss or gradient, which SwarmX sums over the systems) from whole-batch sums}}
+  %grad = tensor.insert_slice %sum into %ones[0] [2] [1] : tensor<2xf32> into tensor<4xf32>
+  return %grad : tensor<4xf32>
+}
+}
