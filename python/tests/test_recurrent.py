@@ -79,6 +79,29 @@ class Cells(nn.Module):
         return self.head(r)
 
 
+class PerSample(nn.Module):
+    """An LSTM and a GRUCell run on each sample unbatched: (length, features)
+    and (features,), from initial states of their own."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(FEATURES, HIDDEN, num_layers=2)
+        self.cell = nn.GRUCell(HIDDEN, HIDDEN)
+        self.init = nn.Linear(FEATURES, 2 * HIDDEN)
+        self.head = nn.Linear(HIDDEN, CLASSES)
+
+    def forward(self, x):
+        finals = []
+        for i in range(x.shape[0]):
+            sample = x[i]
+            # (A Linear on a 1-D input would meet an exporter bug: matmul's
+            # squeeze_ changes the recorded shape of its mm.)
+            h0 = torch.tanh(self.init(sample[:1])).view(2, HIDDEN)
+            out, (h_n, c_n) = self.lstm(sample, (h0, h0 * 0.5))
+            finals.append((self.cell(out[-1], h_n[1]) + c_n[0]).unsqueeze(0))
+        return self.head(torch.cat(finals))
+
+
 def _data(task, seed=0):
     g = torch.Generator().manual_seed(seed)
     batches = []
@@ -129,6 +152,25 @@ def test_recurrent_layer_trains_like_pytorch(name):
 def test_cells_train_like_pytorch():
     torch.manual_seed(0)
     check(*train_both(Cells(), nn.CrossEntropyLoss(), _data("classify"), systems=2))
+
+
+def test_unbatched_sequences_match_pytorch():
+    # A loop over the samples of a batch does not compile for wsc (the batch
+    # cannot be sharded), so this runs the captured aten graph: the loss and
+    # every gradient against eager. (The lowerings of its ops are the batched
+    # cases' above.)
+    torch.manual_seed(0)
+    model, loss_fn = PerSample(), nn.CrossEntropyLoss()
+    x, y = torch.randn(2, 3, FEATURES), torch.randint(0, CLASSES, (2,))
+    captured = capture_training(model, loss_fn, x, y, Provenance(model, loss_fn))
+    params = list(model.state_dict(keep_vars=True).values())
+    got = captured.graph(*[p.detach() for p in params], x, y)
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    want = [loss] + [p.grad for p in params]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-6)
 
 
 def test_one_system_layer_pipelined():
