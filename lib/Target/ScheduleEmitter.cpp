@@ -567,6 +567,8 @@ FailureOr<json::Object> Emitter::emit() {
         {"shape", toJson(type.getShape())}};
     if (auto classes = func.getArgAttrOfType<IntegerAttr>(i, "wsc.num_classes"))
       entry["num_classes"] = classes.getInt();
+    if (auto ignore = func.getArgAttrOfType<IntegerAttr>(i, "wsc.ignore_index"))
+      entry["ignore_index"] = ignore.getInt();
     inputs.push_back(std::move(entry));
   }
   root["inputs"] = std::move(inputs);

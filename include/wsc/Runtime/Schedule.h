@@ -70,6 +70,9 @@ struct InputSpec {
   DType dtype = DType::F32;
   Shape shape;
   std::optional<int64_t> numClasses;
+  /// A label value outside [0, num_classes) that marks a sample the loss
+  /// ignores (its ignore_index): the range check accepts it too.
+  std::optional<int64_t> ignoreIndex;
 };
 
 /// A random input: drawn by the runtime each step (wsc.random), uniform in

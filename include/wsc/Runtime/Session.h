@@ -93,7 +93,8 @@ public:
   const MemoryX &memoryX() const;
 
   /// Checks inputs (schedule input order, global batch): count, dtype,
-  /// shape, and integer labels within [0, num_classes).
+  /// shape, and integer labels within [0, num_classes) or equal to the
+  /// label's ignore_index.
   void checkInputs(const std::vector<Tensor> &inputs) const;
 
   /// The seed of the random inputs (dropout masks): each step draws them

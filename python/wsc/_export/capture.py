@@ -14,9 +14,11 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 
 from .buffers import keep_updated, mutated, named_buffers, state_names
+from .constants import ConstantsMode, model_state
 from .draws import lift_draws
 from .errors import UnsupportedOpError, trace_failure
 from .lowering.inplace import with_inplace_variants
+from .loss_rewrites import LOSS_DECOMPOSITIONS, traceable_losses
 from .provenance import Provenance, describe
 from .recurrent import unrolled
 
@@ -41,15 +43,13 @@ DECOMPOSITIONS = with_inplace_variants(get_decompositions([
     aten.hardswish, aten.hardswish_backward, aten.hardsigmoid, aten.hardsigmoid_backward,
     aten.native_group_norm, aten.native_group_norm_backward,
 ]))
+DECOMPOSITIONS.update(LOSS_DECOMPOSITIONS)  # binary_cross_entropy_with_logits
 # The wsc.nn VTS markers (torch.ops.wsc.strip_padding / restore_padding) must
 # reach the graph as they are, so they stay out of this table; make_fx does
 # not inline them either, as they have no CompositeImplicitAutograd kernel.
 
 # Model inputs: features, token ids (int64) and masks (bool).
 INPUT_DTYPES = [torch.float32, torch.int64, torch.bool]
-
-# Tracing on fake tensors: shapes and dtypes only, no arithmetic.
-TRACING_MODE = "fake"
 
 
 class Captured(NamedTuple):
@@ -61,6 +61,7 @@ class Captured(NamedTuple):
     buffers: List[Tuple[str, torch.Tensor]] = []  # arguments after the parameters
     buffer_updates: List[str] = []            # buffers the step returns updated, in order
     randoms: List[Tuple[int, ...]] = []       # shapes of the uniform draws (draws.py), last
+    ignore_index: Dict[int, int] = {}         # label index -> an ignore_index outside [0, C)
 
 
 def named_parameters(model) -> List[Tuple[str, torch.Tensor]]:
@@ -107,18 +108,20 @@ def as_tensors(value, what: str, dtypes: Sequence[torch.dtype]) -> Tuple[torch.T
     return tuple(t.detach() for t in items)
 
 
-def _shapes_only(args):
-    """A fake-tensor mode holding ``args`` when any of them is on the meta device.
+def _fake_inputs(args, model):
+    """A fake-tensor mode to trace in, and ``args`` as its fake tensors.
 
-    A model built with ``device="meta"`` (or ``.to("meta")``) has shapes but
-    no storage, so even GPT-3-sized graphs trace in little memory. Its
-    tensors become fake CPU tensors of one mode, which also fakes the
-    tensors ``forward`` creates (``torch.arange`` ...), so devices agree.
+    Plain tensors the step reads besides its arguments (a loss's class
+    weights) become constants of the graph (constants.py). A model built
+    with ``device="meta"`` (or ``.to("meta")``) has shapes but no storage, so
+    even GPT-3-sized graphs trace in little memory. Its tensors become fake
+    CPU tensors of the mode, which also fakes the tensors ``forward``
+    creates (``torch.arange`` ...), so devices agree.
     """
-    if not any(isinstance(a, torch.Tensor) and a.is_meta for a in args):
-        return None, args
-    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
-    mode = FakeTensorMode(allow_fallback_kernels=False)
+    from torch._subclasses.fake_tensor import FakeTensor
+    meta = any(isinstance(a, torch.Tensor) and a.is_meta for a in args)
+    # Fallback kernels run an op without a meta kernel on zeros: a meta model has none.
+    mode = ConstantsMode(model_state(model), allow_fallback_kernels=not meta)
     cpu = torch.device("cpu")
     faked = []
     for a in args:
@@ -135,14 +138,10 @@ def _trace(fn, args, provenance: Provenance, grad: bool):
     (an op fake tensors cannot run, a shape the op rejects) becomes a short
     UnsupportedOpError naming the op and the module (errors.trace_failure)."""
     try:
-        mode, args = _shapes_only(args)
-        with provenance.hooks(), unrolled(provenance.model), torch.set_grad_enabled(grad):
-            if mode is None:
-                return make_fx(fn, decomposition_table=DECOMPOSITIONS,
-                               tracing_mode=TRACING_MODE)(*args)
-            with mode:
-                return make_fx(fn, decomposition_table=DECOMPOSITIONS,
-                               tracing_mode="real")(*args)
+        mode, args = _fake_inputs(args, provenance.model)
+        with provenance.hooks(), unrolled(provenance.model), traceable_losses(), \
+                torch.set_grad_enabled(grad), mode:
+            return make_fx(fn, decomposition_table=DECOMPOSITIONS, tracing_mode="real")(*args)
     except UnsupportedOpError:
         raise
     except Exception as err:
@@ -171,9 +170,6 @@ def _bind(params, aliases, traced) -> Dict[str, torch.Tensor]:
 def capture_training(model, loss_fn, inputs, labels, provenance: Provenance) -> Captured:
     if not callable(loss_fn):
         raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
-    if isinstance(loss_fn, torch.nn.Module) and list(loss_fn.buffers()):
-        raise ValueError(f"the loss function {type(loss_fn).__name__} has buffers (e.g. class "
-                         "weights); they are not supported")
     params = named_parameters(model)
     inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
     labels = as_tensors(labels, "example_targets", [torch.float32, torch.int64])
@@ -209,9 +205,10 @@ def capture_training(model, loss_fn, inputs, labels, provenance: Provenance) -> 
                 + list(labels), provenance, True)
     updates = keep_updated(gm, n_params, 1 + n_params, [name for name, _ in buffers])
     gm.graph.eliminate_dead_code()
-    num_classes = _num_classes(gm.graph, n_state + n_inputs, labels, outputs.get("model"))
+    num_classes, ignore_index = _label_ranges(gm.graph, n_state + n_inputs, labels,
+                                              outputs.get("model"))
     return Captured(gm, params, inputs, labels, num_classes, buffers, updates,
-                    lift_draws(gm, describe))
+                    lift_draws(gm, describe), ignore_index)
 
 
 def capture_inference(model, inputs, provenance: Provenance) -> Captured:
@@ -243,19 +240,31 @@ def capture_inference(model, inputs, provenance: Provenance) -> Captured:
     return Captured(gm, params, inputs, (), {}, buffers, [], lift_draws(gm, describe))
 
 
-def _num_classes(graph: torch.fx.Graph, first_label: int, labels, model_output) -> Dict[int, int]:
-    """C for each integer label: the class dim of the nll_loss that reads it,
-    else the last dim of the model output."""
+def _label_ranges(graph: torch.fx.Graph, first_label: int, labels,
+                  model_output) -> Tuple[Dict[int, int], Dict[int, int]]:
+    """For each integer label: C, the class dim of the nll_loss that reads it,
+    else the last dim of the model output; and that nll_loss's ignore_index
+    when it lies outside [0, C) (the runtime accepts it besides the classes)."""
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     label_of = {placeholders[first_label + i]: i for i in range(len(labels))}
     found: Dict[int, int] = {}
+    ignored: Dict[int, int] = {}
     for node in graph.nodes:
-        if node.op == "call_function" and node.target is aten.nll_loss_forward.default:
+        if node.op == "call_function" and node.target in (aten.nll_loss_forward.default,
+                                                          aten.nll_loss2d_forward.default):
             source = node.args[1]
             while isinstance(source, torch.fx.Node) and source not in label_of and source.args:
                 source = source.args[0]  # through views/aliases of the label
-            if source in label_of:
-                found[label_of[source]] = int(node.args[0].meta["val"].shape[-1])
+            if source not in label_of:
+                continue
+            i = label_of[source]
+            shape = node.args[0].meta["val"].shape
+            found[i] = classes = int(shape[1] if len(shape) > 1 else shape[0])
+            ignore = int(node.args[4])
+            if not 0 <= ignore < classes:
+                if ignored.setdefault(i, ignore) != ignore:
+                    raise ValueError(f"example_targets[{i}] is read by losses with different "
+                                     f"ignore_index values ({ignored[i]} and {ignore})")
     result = {}
     for i, t in enumerate(labels):
         if t.dtype == torch.int64:
@@ -263,4 +272,4 @@ def _num_classes(graph: torch.fx.Graph, first_label: int, labels, model_output) 
                 result[i] = found[i]
             elif isinstance(model_output, torch.Tensor) and model_output.dim():
                 result[i] = int(model_output.shape[-1])
-    return result
+    return result, ignored

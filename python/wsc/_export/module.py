@@ -28,6 +28,8 @@ def _arguments(cap: Captured, sparsity: Dict[str, dict]) -> List[Tuple[str, str]
         attrs = f"wsc.label = {i} : i64"
         if i in cap.num_classes:
             attrs += f", wsc.num_classes = {cap.num_classes[i]} : i64"
+        if i in cap.ignore_index:
+            attrs += f", wsc.ignore_index = {cap.ignore_index[i]} : i64"
         args.append((tensor_type(y), "{" + attrs + "}"))
     args += [(f"tensor<{'x'.join(map(str, shape)) + 'x' if shape else ''}f32>",
               f"{{wsc.random = {k} : i64}}") for k, shape in enumerate(cap.randoms)]

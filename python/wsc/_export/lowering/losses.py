@@ -1,10 +1,21 @@
-"""nll_loss forward/backward with integer class labels.
+"""nll_loss and nll_loss2d, forward and backward, with PyTorch's semantics:
+class weights, ``ignore_index`` and the three reductions, on (N, C) inputs
+with (N,) labels and (N, C, d1, ...) inputs with (N, d1, ...) labels.
 
-The label picks its class by comparing ``linalg.index`` of the class dim with
-the label (a one-hot select), never by a gather. The mean divides by the
-batch size, a compile-time constant, not by a data-dependent count of
-non-ignored labels: that keeps per-shard data-parallel math exact, and labels
-outside [0, C) are rejected by the runtime (``wsc.num_classes``).
+The label picks its class by comparing ``linalg.index`` of the class dim
+with the label (a one-hot select), never by a gather; a label equal to
+``ignore_index`` picks nothing, so it adds no loss, no weight and no
+gradient.
+
+``mean`` divides by the total weight of the non-ignored labels (their
+count without class weights): a sum over the batch, so data-dependent.
+Each sample's term is divided by that total before the terms are summed:
+with several systems each one's loss is then its share of the whole
+batch's, which SwarmX adds up, and ``wsc-sync-batch-statistics``
+all-reduces the total where it meets the per-sample terms, as it does for
+BatchNorm. Every label ignored gives 0 / 0 = nan and zero gradients, as in
+PyTorch. Labels outside [0, C) other than ``ignore_index`` are rejected by
+the runtime (``wsc.num_classes``, ``wsc.ignore_index``).
 """
 
 import torch
@@ -12,86 +23,190 @@ import torch
 from ..emitter import Splat, Tensor, TensorType, affine_map, identity_map
 from ..errors import Unsupported
 from .registry import lowers
+from . import sign  # noqa: F401  (register: L1Loss's backward)
 
 aten = torch.ops.aten
 
 _NONE, _MEAN, _SUM = 0, 1, 2
 
 
-def _check(ctx, log_probs, target, weight, reduction, ignore_index):
-    if weight is not None:
-        raise Unsupported("class weights (CrossEntropyLoss(weight=...))")
-    if not isinstance(target, Tensor) or target.type.elem != "i64":
-        raise Unsupported("class labels must be an int64 tensor")
-    if log_probs.type.rank != 2 or target.type.rank != 1:
-        raise Unsupported(f"input of shape {list(log_probs.type.shape)}: only (batch, classes) "
-                          "inputs with (batch,) labels are supported")
-    n, c = log_probs.type.shape
-    if 0 <= ignore_index < c:
-        raise Unsupported(f"ignore_index={ignore_index} is a valid class; only an "
-                          "ignore_index outside [0, num_classes) is supported")
-    if reduction not in (_NONE, _MEAN, _SUM):
-        raise Unsupported(f"reduction={reduction}")
-    return n, c
+class _Problem:
+    """The shapes and options of one nll_loss call.
+
+    Loops run over the input's dims (N, C, d1, ...); the class dim is d1 and
+    reduces when a result has no class dim.
+    """
+
+    def __init__(self, log_probs, target, weight, reduction, ignore_index):
+        if not isinstance(target, Tensor) or target.type.elem != "i64":
+            raise Unsupported("class labels must be an int64 tensor")
+        shape = log_probs.type.shape
+        if len(shape) < 2:
+            raise Unsupported(f"input of shape {list(shape)} has no batch dim; the input must "
+                              "be (batch, classes, ...)")
+        if tuple(target.type.shape) != (shape[0],) + tuple(shape[2:]):
+            raise Unsupported(f"labels of shape {list(target.type.shape)} for an input of shape "
+                              f"{list(shape)}")
+        if reduction not in (_NONE, _MEAN, _SUM):
+            raise Unsupported(f"reduction={reduction}")
+        if isinstance(weight, Tensor) and tuple(weight.type.shape) != (shape[1],):
+            raise Unsupported(f"class weights of shape {list(weight.type.shape)} for "
+                              f"{shape[1]} classes")
+        self.log_probs, self.target, self.weight = log_probs, target, weight
+        self.reduction, self.ignore_index = reduction, int(ignore_index)
+        self.rank = len(shape)
+        self.classes = shape[1]
+        self.sample_dims = ["d0"] + [f"d{k}" for k in range(2, self.rank)]
+        self.sample_type = TensorType((shape[0],) + tuple(shape[2:]), "f32")
+
+    def label_inputs(self):
+        """Generic inputs for the label and the class weights (when a tensor)."""
+        inputs = [(self.target.name, self.target.type, affine_map(self.rank, self.sample_dims))]
+        if isinstance(self.weight, Tensor):
+            inputs.append((self.weight.name, self.weight.type, affine_map(self.rank, ["d1"])))
+        return inputs
+
+    def class_weight(self, b):
+        """The weight of this iteration's class (after label_inputs in b.inputs)."""
+        if isinstance(self.weight, Tensor):
+            return b.inputs[1]
+        if isinstance(self.weight, Splat):
+            return b.const(float(self.weight.value), "f32")
+        return None
+
+    def picks(self, b):
+        """i1: the label is this iteration's class and not ignored."""
+        label = b.inputs[0]
+        cls = b.op(f"arith.index_cast {b.index(1)} : index to i64")
+        hit = b.cmp("oeq", cls, label, "i64")
+        if 0 <= self.ignore_index < self.classes:  # else no class can equal it
+            kept = b.cmp("une", label, b.const(self.ignore_index, "i64"), "i64")
+            hit = b.op(f"arith.andi {hit}, {kept} : i1")
+        return hit
 
 
-def _picks(b, label):
-    """i1: is the class index of this iteration the label?"""
-    cls = b.op(f"arith.index_cast {b.index(1)} : index to i64")
-    return b.cmp("oeq", cls, label, "i64")
+def _problem(ctx, log_probs, target, weight, reduction, ignore_index):
+    return _Problem(ctx.tensor(log_probs), target, weight, reduction, ignore_index)
 
 
-@lowers(aten.nll_loss_forward.default)
-def nll_loss_forward(ctx, log_probs, target, weight, reduction, ignore_index):
-    log_probs = ctx.tensor(log_probs)
-    n, c = _check(ctx, log_probs, target, weight, reduction, ignore_index)
+def _weighted_nll(ctx, p: _Problem) -> Tensor:
+    """Per sample: -weight[label] * log_probs[label], 0 where ignored."""
     fb = ctx.fb
-    per_sample = reduction == _NONE
-    acc_type = TensorType((n,) if per_sample else (), "f32")
-    acc_name = ctx.name if reduction != _MEAN else fb.fresh(ctx.node.name)
-    acc = fb.filled(0.0, acc_type, ctx.node.name)
+    init = fb.filled(0.0, p.sample_type, ctx.node.name)
+    inputs = p.label_inputs() + [(p.log_probs.name, p.log_probs.type, identity_map(p.rank))]
 
     def body(b):
-        lp, label = b.inputs
-        picked = b.select(_picks(b, label), lp, b.const(0.0, "f32"), "f32")
-        return b.arith("subf", b.out, picked, "f32")  # accumulates -log p[label]
+        lp = b.inputs[-1]
+        w = p.class_weight(b)
+        term = b.arith("mulf", lp, w, "f32") if w is not None else lp
+        picked = b.select(p.picks(b), term, b.const(0.0, "f32"), "f32")
+        return b.arith("subf", b.out, picked, "f32")
 
-    fb.generic(acc_name,
-               [(log_probs.name, log_probs.type, identity_map(2)),
-                (target.name, target.type, affine_map(2, ["d0"]))],
-               acc_type, ["parallel" if per_sample else "reduction", "reduction"], body,
-               init=acc, out_map=affine_map(2, ["d0"] if per_sample else []))
-    loss = Tensor(acc_name, acc_type)
-    if reduction == _MEAN:
-        loss = ctx.elementwise([loss, float(n)], ["f32", "f32"],
-                               lambda b, v: b.arith("divf", v[0], v[1], "f32"),
-                               out_type=acc_type)
-    # total_weight: only nll_loss_backward reads it, and it uses the constant too.
-    return loss, Splat(float(n), TensorType((), "f32"))
+    name = fb.fresh(ctx.node.name)
+    iterators = ["parallel", "reduction"] + ["parallel"] * (p.rank - 2)
+    fb.generic(name, inputs, p.sample_type, iterators, body, init=init,
+               out_map=affine_map(p.rank, p.sample_dims))
+    return Tensor(name, p.sample_type)
 
 
-@lowers(aten.nll_loss_backward.default)
+def _total_weight(ctx, p: _Problem) -> Tensor:
+    """The sum over the batch of weight[label] (1 without weights) over the
+    non-ignored labels: PyTorch's total_weight. Only a weight tensor needs
+    the class loop (a loop no operand indexes would have no size)."""
+    fb = ctx.fb
+    scalar = TensorType((), "f32")
+    init = fb.filled(0.0, scalar, ctx.node.name)
+    per_class = isinstance(p.weight, Tensor)
+
+    def body(b):
+        zero = b.const(0.0, "f32")
+        if per_class:
+            kept = p.picks(b)
+        else:
+            kept = b.cmp("une", b.inputs[0], b.const(p.ignore_index, "i64"), "i64")
+        w = p.class_weight(b) or b.const(1.0, "f32")
+        return b.arith("addf", b.out, b.select(kept, w, zero, "f32"), "f32")
+
+    if per_class:
+        inputs, rank = p.label_inputs(), p.rank
+    else:
+        rank = p.rank - 1
+        inputs = [(p.target.name, p.target.type, identity_map(rank))]
+    name = fb.fresh(ctx.node.name)
+    fb.generic(name, inputs, scalar, ["reduction"] * rank, body, init=init,
+               out_map=affine_map(rank, []))
+    return Tensor(name, scalar)
+
+
+def _sum_samples(ctx, per_sample: Tensor, divisor: Tensor = None) -> Tensor:
+    """The sum over all samples, each divided by ``divisor`` first if given."""
+    fb = ctx.fb
+    rank = per_sample.type.rank
+    scalar = TensorType((), "f32")
+    init = fb.filled(0.0, scalar, ctx.node.name)
+    inputs = [(per_sample.name, per_sample.type, identity_map(rank))]
+    if divisor is not None:
+        inputs.append((divisor.name, divisor.type, affine_map(rank, [])))
+
+    def body(b):
+        term = b.inputs[0]
+        if divisor is not None:
+            term = b.arith("divf", term, b.inputs[1], "f32")
+        return b.arith("addf", b.out, term, "f32")
+
+    fb.generic(ctx.name, inputs, scalar, ["reduction"] * rank, body, init=init,
+               out_map=affine_map(rank, []))
+    return Tensor(ctx.name, scalar)
+
+
+@lowers(aten.nll_loss_forward.default, aten.nll_loss2d_forward.default)
+def nll_loss_forward(ctx, log_probs, target, weight, reduction, ignore_index):
+    p = _problem(ctx, log_probs, target, weight, reduction, ignore_index)
+    per_sample = _weighted_nll(ctx, p)
+    total_weight = _total_weight(ctx, p)  # dropped unless the mean or the backward reads it
+    if reduction == _NONE:
+        return per_sample, total_weight
+    return _sum_samples(ctx, per_sample, total_weight if reduction == _MEAN else None), \
+        total_weight
+
+
+@lowers(aten.nll_loss_backward.default, aten.nll_loss2d_backward.default)
 def nll_loss_backward(ctx, grad_output, log_probs, target, weight, reduction, ignore_index,
                       total_weight):
-    log_probs = ctx.tensor(log_probs)
-    n, c = _check(ctx, log_probs, target, weight, reduction, ignore_index)
+    p = _problem(ctx, log_probs, target, weight, reduction, ignore_index)
     out = ctx.out_type()
-    inputs = [(target.name, target.type, affine_map(2, ["d0"]))]
-    grad_const = None
-    if isinstance(grad_output, Splat):
-        grad_const = float(grad_output.value)
-    else:
-        grad_output = ctx.tensor(grad_output)
-        per_sample = grad_output.type.rank == 1
-        inputs.append((grad_output.name, grad_output.type, affine_map(2, ["d0"] if per_sample else [])))
+    inputs = p.label_inputs()
+    scalars = {}  # operand -> its body value: an input index or a constant
+
+    def operand(key, value, sample_map):
+        if isinstance(value, Splat):
+            scalars[key] = ("const", float(value.value))
+            return
+        value = ctx.tensor(value)
+        per_sample = value.type.rank > 0
+        if per_sample and tuple(value.type.shape) != p.sample_type.shape:
+            raise Unsupported(f"{key} of shape {list(value.type.shape)}")
+        scalars[key] = ("in", len(inputs))
+        inputs.append((value.name, value.type,
+                       affine_map(p.rank, p.sample_dims if per_sample and sample_map else [])))
+
+    operand("grad_output", grad_output, True)
+    if reduction == _MEAN:
+        operand("total_weight", total_weight, False)
+
+    def value(b, key):
+        kind, x = scalars[key]
+        return b.inputs[x] if kind == "in" else b.const(x, "f32")
 
     def body(b):
-        label = b.inputs[0]
-        g = b.const(grad_const, "f32") if grad_const is not None else b.inputs[1]
+        g = value(b, "grad_output")
         if reduction == _MEAN:
-            g = b.arith("divf", g, b.const(float(n), "f32"), "f32")
-        g = b.negf(g)  # -(grad / N), as in PyTorch's kernel
-        return b.select(_picks(b, label), g, b.const(0.0, "f32"), "f32")
+            g = b.arith("divf", g, value(b, "total_weight"), "f32")
+        g = b.negf(g)  # -(grad / total_weight), then * weight[label], as PyTorch's kernel
+        w = p.class_weight(b)
+        if w is not None:
+            g = b.arith("mulf", w, g, "f32")
+        return b.select(p.picks(b), g, b.const(0.0, "f32"), "f32")
 
-    ctx.fb.generic(ctx.name, inputs, out, ["parallel", "parallel"], body)
+    ctx.fb.generic(ctx.name, inputs, out, ["parallel"] * p.rank, body)
     return Tensor(ctx.name, out)
