@@ -101,9 +101,9 @@ TEST(Interpreter, FillThenBatchMatmul) {
   EXPECT_EQ(run.count(ExecMode::Blas), 1);
 }
 
-TEST(Interpreter, ContractionWithBroadcastOperandFallsBack) {
+TEST(Interpreter, ContractionWithBroadcastOperandMergesBatchIntoM) {
   // out[b, m, n] += a[b, m, k] * w[k, n]: w is shared across the batch, so
-  // the batch dim is not in all three operands: the general path runs it.
+  // (b, m) is one M dim of rows b * M + m: a single GEMM.
   const int Bt = 2, M = 3, N = 4, K = 5;
   KernelBuilder b;
   int a = b.param({Bt, M, K}), w = b.param({K, N}), init = b.param({Bt, M, N});
@@ -119,7 +119,7 @@ TEST(Interpreter, ContractionWithBroadcastOperandFallsBack) {
         for (int k = 0; k < K; ++k)
           want[(p * M + i) * N + j] += A.data<float>()[(p * M + i) * K + k] * W.data<float>()[k * N + j];
   expectNear(run.results[0], want);
-  EXPECT_EQ(run.count(ExecMode::Blas), 0);
+  EXPECT_EQ(run.count(ExecMode::Blas), 1);
 }
 
 TEST(Interpreter, StridedConvolutionMap) {
@@ -137,6 +137,84 @@ TEST(Interpreter, StridedConvolutionMap) {
     for (int k = 0; k < Kw; ++k)
       want[i] += Xt.data<float>()[2 * i + k] * Wt.data<float>()[k];
   expectNear(run.results[0], want);
+  EXPECT_EQ(run.count(ExecMode::Blas), 1) << "x packed as im2col rows";
+}
+
+/// a * i + b * j as a map result.
+json sum2(int i, int a, int j, int b) {
+  return json::array({json::array({i, a}), json::array({j, b})});
+}
+
+// A grouped, strided 2-D convolution (groups as their own dim: x [N, G, C,
+// H, W], w [G, F, C, KH, KW], loops n, g, f, oh, ow, c, kh, kw): per group
+// one GEMM of x packed as im2col rows (n, oh, ow) by the weight; the output's
+// rows (n, oh, ow) are not one dim of [N, G, F, OH, OW], so it accumulates
+// through a temporary. Then the weight gradient: both operands packed.
+TEST(Interpreter, GroupedStridedConvolutionAndWeightGradientOnBlas) {
+  const int Nb = 2, G = 2, F = 3, C = 2, H = 7, W = 6, KH = 3, KW = 2, S = 2;
+  const int OH = (H - KH) / S + 1, OW = (W - KW) / S + 1;
+  const std::vector<std::string> iters = {"parallel", "parallel",  "parallel",  "parallel",
+                                          "parallel", "reduction", "reduction", "reduction"};
+  KernelBuilder b;
+  int x = b.param({Nb, G, C, H, W}), w = b.param({G, F, C, KH, KW});
+  int init = b.param({Nb, G, F, OH, OW});
+  int out = b.linalg1("linalg.generic", {x, w}, init, iters,
+                      {{d(0), d(1), d(5), sum2(3, S, 6, 1), sum2(4, S, 7, 1)},
+                       {d(1), d(2), d(5), d(6), d(7)},
+                       {d(0), d(1), d(2), d(3), d(4)}},
+                      mulAdd);
+  Tensor X = randomTensor({Nb, G, C, H, W}, 21), Wt = randomTensor({G, F, C, KH, KW}, 22),
+         I = randomTensor({Nb, G, F, OH, OW}, 23);
+  Exec run(b, {out}, {X, Wt, I});
+  auto xat = [&](int n, int g, int c, int h, int ww) {
+    return X.data<float>()[(((n * G + g) * C + c) * H + h) * W + ww];
+  };
+  auto wat = [&](int g, int f, int c, int kh, int kw) {
+    return Wt.data<float>()[(((g * F + f) * C + c) * KH + kh) * KW + kw];
+  };
+  auto yat = [](int n, int g, int f, int oh, int ow) {
+    return (((n * G + g) * F + f) * OH + oh) * OW + ow;
+  };
+  std::vector<float> want = I.toFloats();
+  for (int n = 0; n < Nb; ++n)
+    for (int g = 0; g < G; ++g)
+      for (int f = 0; f < F; ++f)
+        for (int oh = 0; oh < OH; ++oh)
+          for (int ow = 0; ow < OW; ++ow)
+            for (int c = 0; c < C; ++c)
+              for (int kh = 0; kh < KH; ++kh)
+                for (int kw = 0; kw < KW; ++kw)
+                  want[yat(n, g, f, oh, ow)] +=
+                      xat(n, g, c, oh * S + kh, ow * S + kw) * wat(g, f, c, kh, kw);
+  expectNear(run.results[0], want, 1e-4f);
+  EXPECT_EQ(run.count(ExecMode::Blas), 1);
+
+  // gw[g, f, c, kh, kw] += dy[n, g, f, oh, ow] * x[n, g, c, oh*S + kh, ow*S + kw]
+  // (loops g, f, c, kh, kw, n, oh, ow)
+  KernelBuilder gb;
+  int dy = gb.param({Nb, G, F, OH, OW}), xx = gb.param({Nb, G, C, H, W});
+  int gw0 = gb.param({G, F, C, KH, KW});
+  int gw = gb.linalg1("linalg.generic", {dy, xx}, gw0, iters,
+                      {{d(5), d(0), d(1), d(6), d(7)},
+                       {d(5), d(0), d(2), sum2(6, S, 3, 1), sum2(7, S, 4, 1)},
+                       {d(0), d(1), d(2), d(3), d(4)}},
+                      mulAdd);
+  Tensor DY = randomTensor({Nb, G, F, OH, OW}, 24), GW0 = randomTensor({G, F, C, KH, KW}, 25);
+  Exec grad(gb, {gw}, {DY, X, GW0});
+  std::vector<float> gwant = GW0.toFloats();
+  for (int n = 0; n < Nb; ++n)
+    for (int g = 0; g < G; ++g)
+      for (int f = 0; f < F; ++f)
+        for (int oh = 0; oh < OH; ++oh)
+          for (int ow = 0; ow < OW; ++ow)
+            for (int c = 0; c < C; ++c)
+              for (int kh = 0; kh < KH; ++kh)
+                for (int kw = 0; kw < KW; ++kw)
+                  gwant[(((g * F + f) * C + c) * KH + kh) * KW + kw] +=
+                      DY.data<float>()[yat(n, g, f, oh, ow)] *
+                      xat(n, g, c, oh * S + kh, ow * S + kw);
+  expectNear(grad.results[0], gwant, 1e-4f);
+  EXPECT_EQ(grad.count(ExecMode::Blas), 1);
 }
 
 //===-- elementwise and broadcasts -------------------------------------------===//
