@@ -7,7 +7,7 @@ JOBS   ?= 2
 OUT    ?= $(BUILD)/demo
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs bench docs clean
+.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs test-coverage bench docs clean
 
 all: build
 
@@ -40,7 +40,7 @@ demo: build
 	    --data $(OUT)/batches.safetensors --steps 20 --trace $(OUT)/lp.trace.json
 
 test: build
-	$(MAKE) --no-print-directory test-unit test-lit test-python test-docs
+	$(MAKE) --no-print-directory test-unit test-lit test-python test-docs test-coverage
 
 test-unit:
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
@@ -54,6 +54,10 @@ test-docs:
 	diff -u docs/generated/WSCDialect.md $(BUILD)/docs/wsc/WSCDialect.md
 	diff -u docs/generated/WSCPasses.md $(BUILD)/docs/wsc/WSCPasses.md
 	@echo "docs/generated is up to date"
+
+# docs/Coverage.md must match what the exporter's tables generate now.
+test-coverage:
+	$(PYTHON) -m wsc._export.coverage --check docs/Coverage.md
 
 test-python:
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) -m pytest -q python/tests

@@ -40,6 +40,14 @@ class Tokens(nn.Module):
         return self.body(x).transpose(1, 2)
 
 
+class FlatTokens(Tokens):
+    """Scores flattened with the sequence, (N * L, C), for labels that come
+    flattened too, [N * L] (a token classifier with padding labelled -100)."""
+
+    def forward(self, x):
+        return self.body(x).reshape(-1, CLASSES)
+
+
 class Pixels(nn.Module):
     """(N, F, H, W) -> class scores (N, C, H, W): nll_loss2d without a reshape."""
 
@@ -142,6 +150,18 @@ def test_cross_entropy_per_position(model, loss, systems):
     make_model, sample, positions = SEQUENCE[model]
     make_loss, ignore_index = CROSS_ENTROPY[loss]
     train(make_model(), make_loss(), class_batches(ignore_index, sample, positions), systems)
+
+
+@pytest.mark.parametrize("systems", SYSTEMS)
+@pytest.mark.parametrize("loss", ["default", "label_smoothing"])
+def test_cross_entropy_on_labels_flattened_with_the_sequence(loss, systems):
+    """Padding positions (the last two of every sequence) and whole samples
+    ignored; each system gets whole samples of the flattened labels."""
+    make_loss, ignore_index = CROSS_ENTROPY[loss]
+    data = [(x, y.reshape(-1)) for x, y in class_batches(ignore_index, (4, FEATURES), (4,))]
+    for _, y in data:
+        y.view(BATCH, 4)[:, 2:] = ignore_index
+    train(FlatTokens(), make_loss(), data, systems)
 
 
 @pytest.mark.parametrize("systems", SYSTEMS)

@@ -43,7 +43,7 @@ DECOMPOSITIONS = with_inplace_variants(get_decompositions([
     aten.hardswish, aten.hardswish_backward, aten.hardsigmoid, aten.hardsigmoid_backward,
     aten.native_group_norm, aten.native_group_norm_backward,
 ]))
-DECOMPOSITIONS.update(LOSS_DECOMPOSITIONS)  # binary_cross_entropy_with_logits
+DECOMPOSITIONS.update(LOSS_DECOMPOSITIONS)  # BCE with logits, Huber, SmoothL1 losses
 # The wsc.nn VTS markers (torch.ops.wsc.strip_padding / restore_padding) must
 # reach the graph as they are, so they stay out of this table; make_fx does
 # not inline them either, as they have no CompositeImplicitAutograd kernel.
