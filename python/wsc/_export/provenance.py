@@ -67,8 +67,9 @@ class Provenance:
     def hooks(self):
         """Install the module hooks for the duration of the capture."""
         handles = []
-        self._stack.clear()
+        self._stack.clear()  # a capture that raised left its scopes (see scope())
         self._stops.clear()
+        self._phase, self._running = "forward", None
         for scope, module in self._modules:
             handles.append(module.register_forward_pre_hook(self._pre_hook(scope)))
             handles.append(module.register_forward_hook(self._post_hook(scope)))
