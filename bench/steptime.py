@@ -1,4 +1,5 @@
 """Wall-clock timing shared by the bench scripts."""
+import os
 import statistics
 import time
 
@@ -12,3 +13,31 @@ def median_seconds(step, reps):
         step()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def blas_core_env():
+    """OPENBLAS_CORETYPE for both sides of a bench, when OpenBLAS does not
+    recognise this CPU: Debian's OpenBLAS 0.3.21 then falls back to its
+    Prescott (SSE3) kernels, 2-3x slower than the AVX2/AVX-512 ones the CPU
+    runs. Returns ({} or {"OPENBLAS_CORETYPE": core}, the core in use)."""
+    import ctypes
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        return {}, os.environ["OPENBLAS_CORETYPE"]
+    try:
+        lib = ctypes.CDLL("libblas.so.3")
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        core = lib.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        return {}, "not OpenBLAS"
+    if core.lower() != "prescott":
+        return {}, core
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    for flag, better in (("avx512f", "SkylakeX"), ("avx2", "Haswell")):
+        if flag in flags:
+            return {"OPENBLAS_CORETYPE": better}, f"{better} (OpenBLAS saw {core})"
+    return {}, core

@@ -1,0 +1,93 @@
+"""Emulator vs PyTorch eager on torchvision CNNs (a training step).
+
+    PYTHONPATH=python /usr/bin/python3 bench/cnn_step.py [--threads N] [--reps N]
+        [--models resnet18 mobilenet_v2] [--image 32] [--batch 8]
+
+Prints, for one full training step (forward, cross-entropy, backward, SGD
+momentum update, weight streaming on one system, f32 streams), the
+emulator's step time over PyTorch eager's on the same threads and the same
+BLAS. Each side runs in its own process so the thread pools do not compete.
+Random init, nothing downloaded; dropout off (p = 0) so both sides do the
+same work.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+from steptime import blas_core_env, median_seconds
+
+MODELS = {
+    "resnet18": lambda tv: tv.resnet18(num_classes=10),
+    "mobilenet_v2": lambda tv: tv.mobilenet_v2(num_classes=10, dropout=0.0),
+    "squeezenet1_1": lambda tv: tv.squeezenet1_1(num_classes=10, dropout=0.0),
+}
+
+
+def build(name, image, batch):
+    import torch
+    import torchvision.models as tv
+    from torch import nn
+    torch.manual_seed(0)
+    model = MODELS[name](tv)
+    x = torch.randn(batch, 3, image, image)
+    y = torch.randint(0, 10, (batch,))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return model, nn.CrossEntropyLoss(), opt, x, y
+
+
+def measure(side, args):
+    import torch
+    torch.set_num_threads(args.threads)
+    model, loss_fn, opt, x, y = build(args.model, args.image, args.batch)
+    if side == "torch":
+        def step():
+            opt.zero_grad()
+            loss_fn(model(x), y).backward()
+            opt.step()
+        return {"step_s": median_seconds(step, args.reps)}
+    import wsc
+    from wsc import _runtime
+    _runtime.set_num_threads(args.threads)
+    prog = wsc.compile(model, loss_fn, opt, x, y, stream_dtype="f32", mode="weight_streaming")
+    return {"step_s": median_seconds(lambda: prog.step(x, y), args.reps)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--models", nargs="+", default=["resnet18", "mobilenet_v2"],
+                    choices=sorted(MODELS))
+    ap.add_argument("--image", type=int, default=32)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--side", choices=["torch", "wsc"], help=argparse.SUPPRESS)
+    ap.add_argument("--model", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.side:
+        args.threads = args.threads[0]
+        print(json.dumps(measure(args.side, args)))
+        return
+    core_env, core = blas_core_env()
+    print(f"OpenBLAS kernels: {core} (the same for both sides)")
+    for name in args.models:
+        for threads in args.threads:
+            # torch.set_num_threads does not reach OpenBLAS's own pool.
+            env = dict(os.environ, OMP_NUM_THREADS=str(threads),
+                       OPENBLAS_NUM_THREADS=str(threads), **core_env)
+            step = {}
+            for side in ("torch", "wsc"):
+                out = subprocess.run(
+                    [sys.executable, __file__, "--side", side, "--model", name, "--threads",
+                     str(threads), "--reps", str(args.reps), "--image", str(args.image),
+                     "--batch", str(args.batch)],
+                    check=True, capture_output=True, text=True, env=env)
+                step[side] = json.loads(out.stdout.strip().splitlines()[-1])["step_s"]
+            print(f"{name:14s} {args.image}x{args.image} batch {args.batch}, {threads} thread(s): "
+                  f"eager {step['torch'] * 1e3:8.1f} ms  emulator {step['wsc'] * 1e3:8.1f} ms  "
+                  f"emulator/eager {step['wsc'] / step['torch']:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
