@@ -57,7 +57,8 @@ def test_odd_mlp_signature_exact():
     assert [t for t, _ in args] == [
         "tensor<53x37xf32>", "tensor<53xf32>", "tensor<29x53xf32>", "tensor<29xf32>",
         "tensor<5x29xf32>", "tensor<5xf32>", "tensor<12x37xf32>", "tensor<12xi64>"]
-    assert args[-1][1] == {"wsc.label": "0 : i64", "wsc.num_classes": "5 : i64"}
+    assert args[-1][1] == {"wsc.label": "0 : i64", "wsc.num_classes": "5 : i64",
+                           "wsc.ignore_index": "-100 : i64"}
     assert len(results) == 7
 
 
@@ -80,9 +81,12 @@ def test_gelu_tanh_uses_tanh_not_erf():
     assert "math.tanh" in text and "math.erf" not in text
 
 
-def test_cross_entropy_mean_divides_by_batch_constant():
+def test_cross_entropy_mean_divides_by_the_labels_kept():
+    """Not by the batch size: by the count of labels other than ignore_index
+    (-100), a sum over the batch (test_losses.py trains with it)."""
     _, text, _, _ = _export("odd_mlp")
-    assert "arith.constant 12.0 : f32" in text
+    assert "arith.constant 12.0 : f32" not in text
+    assert "arith.constant -100 : i64" in text and "arith.cmpi ne" in text
 
 
 def test_export_is_deterministic():
@@ -465,7 +469,8 @@ def test_cli_exports_example(tmp_path):
     args, results = signature(text, "train_step")
     assert args[0] == ("tensor<1024x784xf32>", {"wsc.param": '"fc1.weight"'})
     assert args[-2][0] == "tensor<256x784xf32>"
-    assert args[-1] == ("tensor<256xi64>", {"wsc.label": "0 : i64", "wsc.num_classes": "10 : i64"})
+    assert args[-1] == ("tensor<256xi64>", {"wsc.label": "0 : i64", "wsc.num_classes": "10 : i64",
+                                            "wsc.ignore_index": "-100 : i64"})
     assert len(results) == 9
     assert 'name = "sgd", lr = 0.05 : f64, momentum = 0.9 : f64' in text
 
