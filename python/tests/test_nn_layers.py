@@ -1,0 +1,125 @@
+"""Layers beyond plain Conv2d: grouped, depthwise, dilated, 1-D and transposed
+convolutions, GroupNorm, in-place activations (with hardswish and
+hardsigmoid) and AdaptiveAvgPool2d with uneven bins.
+
+Each model trains on the emulator against PyTorch eager (parity.train_both:
+the loss at every step and the final weights at rtol 1e-4) on one and two
+systems streaming weights, and layer-pipelined on one (none has BatchNorm).
+The exported MLIR of every case also runs on upstream MLIR's CPU JIT
+(mlir_exec.py) against eager: loss and gradients after one step.
+"""
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import mlir_exec
+import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from parity import check, train_both
+from test_numerics_cnn import _arrays, _eager, state
+from wsc.export import export_training_step, UnsupportedOpError
+
+STEPS = 3
+
+
+def _head(shape, *layers, classes=3):
+    """``layers``, flatten and a Linear sized for inputs of ``shape``."""
+    body = nn.Sequential(*layers, nn.Flatten())
+    with torch.no_grad():
+        features = body(torch.zeros(shape)).shape[1]
+    return nn.Sequential(*body, nn.Linear(features, classes))
+
+
+def _activations():
+    """Every in-place activation between 1x1 convs (an in-place op must not
+    overwrite what the previous one's backward reads), scaled inputs so that
+    all pieces of the piecewise ones (|x| > 3, > 6) are hit."""
+    layers = [nn.Conv2d(3, 6, 1)]
+    for act in (nn.SiLU(inplace=True), nn.Hardswish(inplace=True), nn.ReLU6(inplace=True),
+                nn.Hardsigmoid(inplace=True), nn.ReLU(inplace=True), nn.ELU(0.7, inplace=True),
+                nn.LeakyReLU(0.1, inplace=True), nn.Hardtanh(-1.0, 2.0, inplace=True),
+                nn.Hardswish(), nn.Hardsigmoid()):
+        layers += [act, nn.Conv2d(6, 6, 1)]
+    return layers
+
+
+# name -> (input shape, layers); each is seeded by the caller.
+CASES = {
+    "grouped_depthwise": ((4, 4, 9, 9), lambda: [
+        nn.Conv2d(4, 8, 3, padding=1, groups=2), nn.ReLU(),
+        nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8, bias=False), nn.ReLU(),  # depthwise
+        nn.Conv2d(8, 6, (3, 1), stride=(1, 2), groups=2)]),
+    "dilated": ((4, 3, 11, 10), lambda: [
+        nn.Conv2d(3, 6, 3, padding=2, dilation=2), nn.Tanh(),
+        nn.Conv2d(6, 4, (3, 2), stride=2, padding=(1, 4), dilation=(3, 2)), nn.Tanh(),
+        nn.Conv2d(4, 4, 2, padding=3, dilation=2, groups=2)]),  # padding > the window's reach
+    "conv1d_groupnorm": ((4, 3, 20), lambda: [
+        nn.Conv1d(3, 8, 5, stride=2, padding=2), nn.GroupNorm(4, 8), nn.SiLU(),
+        nn.Conv1d(8, 8, 3, padding=2, dilation=2, groups=2), nn.GroupNorm(2, 8, affine=False),
+        nn.Tanh(), nn.Conv1d(8, 4, 1), nn.GroupNorm(1, 4)]),
+    "conv_transpose": ((4, 4, 5, 5), lambda: [
+        nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), nn.Tanh(),
+        nn.ConvTranspose2d(6, 3, (2, 3), stride=(2, 1), dilation=(1, 2), bias=False), nn.Tanh(),
+        nn.ConvTranspose2d(3, 2, 2, stride=3, padding=2, output_padding=1)]),  # padding > reach
+    "conv_transpose_1d": ((4, 3, 6), lambda: [
+        nn.ConvTranspose1d(3, 4, 4, stride=3, padding=1, output_padding=2), nn.Tanh(),
+        nn.ConvTranspose1d(4, 4, 3, padding=1, groups=4)]),
+    "inplace_activations": ((4, 3, 5, 5), _activations),
+    "adaptive_avgpool_uneven": ((4, 3, 5, 7), lambda: [
+        nn.Conv2d(3, 4, 1), nn.AdaptiveAvgPool2d((3, 4)), nn.Tanh(),   # 5 -> 3, 7 -> 4: overlap
+        nn.AdaptiveAvgPool2d(7), nn.ReLU(),                             # 3x4 -> 7x7: repeats
+        nn.AdaptiveAvgPool2d(1), nn.AdaptiveAvgPool2d((7, 2))]),        # VGG's head on 1x1
+}
+
+
+def _case(name):
+    torch.manual_seed(0)
+    shape, layers = CASES[name]
+    x = torch.randn(shape) * 2
+    model = _head(shape, *layers())
+    batches = [(torch.randn(shape) * 2, torch.randint(0, 3, (shape[0],))) for _ in range(STEPS)]
+    return model, x, batches
+
+
+@pytest.mark.parametrize("systems,mode", [(1, "weight_streaming"), (2, "weight_streaming"),
+                                          (1, "layer_pipelined")])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_trains_like_pytorch(name, systems, mode):
+    model, _, batches = _case(name)
+    prog, reference, ours, theirs = train_both(model, nn.CrossEntropyLoss(), batches, systems,
+                                               mode=mode)
+    assert prog.report()["mode"] == mode
+    check(prog, reference, ours, theirs)
+
+
+@pytest.fixture
+def lowered_affine(monkeypatch):
+    """mlir_exec's pipeline with affine lowered once more after
+    --expand-strided-metadata, which turns the grouped convolutions'
+    expand_shape/collapse_shape into affine.apply."""
+    pipeline = list(mlir_exec.PIPELINE)
+    pipeline.insert(pipeline.index("--expand-strided-metadata") + 1, "--lower-affine")
+    monkeypatch.setattr(mlir_exec, "PIPELINE", pipeline)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_exported_step_matches_eager(name, lowered_affine):
+    model, x, _ = _case(name)
+    loss_fn, y = nn.CrossEntropyLoss(), torch.randint(0, 3, (x.shape[0],))
+    text = export_training_step(model, loss_fn, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+    params, buffers = state(model)
+    assert not buffers
+    got = mlir_exec.run(text, "train_step", _arrays(params) + [x.numpy(), y.numpy()])
+    want, _ = _eager(model, loss_fn, x, y)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.detach().numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_conv3d_is_refused_naming_the_module():
+    model = nn.Sequential(nn.Conv3d(2, 3, 3), nn.Flatten(), nn.Linear(3 * 8, 2))
+    x, y = torch.randn(2, 2, 3, 3, 10), torch.randint(0, 2, (2,))
+    with pytest.raises(UnsupportedOpError, match=r"aten.convolution.default \(from module '0', "
+                                                 r"Conv3d\).*3-D convolution"):
+        export_training_step(model, nn.CrossEntropyLoss(),
+                             torch.optim.SGD(model.parameters(), lr=0.1), x, y)
