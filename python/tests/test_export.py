@@ -1,6 +1,7 @@
 """wsc.export: exported IR verifies, carries the wsc.* contract, rejects what it can't do."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -81,12 +82,28 @@ def test_gelu_tanh_uses_tanh_not_erf():
     assert "math.tanh" in text and "math.erf" not in text
 
 
+_GENERIC = re.compile(r"(%[\w.]+) = linalg.generic \{[^\n]*\} ins\(([^:]*) : [^\n]*\n"
+                      r"(.*?)\n\s*\} -> (tensor<[^>]*>)", re.DOTALL)
+
+
+def _generics(text):
+    """{result: (operand names, body text, result type)} of every linalg.generic."""
+    return {m[1]: (m[2].split(", "), m[3], m[4]) for m in _GENERIC.finditer(text)}
+
+
 def test_cross_entropy_mean_divides_by_the_labels_kept():
     """Not by the batch size: by the count of labels other than ignore_index
     (-100), a sum over the batch (test_losses.py trains with it)."""
     _, text, _, _ = _export("odd_mlp")
     assert "arith.constant 12.0 : f32" not in text
-    assert "arith.constant -100 : i64" in text and "arith.cmpi ne" in text
+    label = "%arg7"  # tensor<12xi64> {wsc.label = 0}
+    generics = _generics(text)
+    counts = [name for name, (ins, body, ty) in generics.items()
+              if ins == [label] and ty == "tensor<f32>"
+              and "arith.constant -100 : i64" in body and "arith.cmpi ne" in body]
+    assert len(counts) == 1, counts
+    ins, body, ty = generics[re.search(r"return (%[\w.]+),", text)[1]]  # the loss
+    assert ty == "tensor<f32>" and ins[1] == counts[0] and "arith.divf %b.in0, %b.in1" in body
 
 
 def test_export_is_deterministic():
@@ -306,12 +323,29 @@ def test_data_dependent_ops_are_unsupported():
         export_inference(model, torch.randn(2, 4))
 
 
-def test_random_dropout_is_unsupported():
-    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), nn.Linear(4, 3))
+def test_dropout_becomes_a_random_draw_argument():
+    """nn.Dropout(p) in training: a uniform draw u as the last argument
+    {wsc.random = 0} and ``(u < 1 - p) / (1 - p) * x`` on it (docs/ExportedIR.md,
+    "Random draws"); in eval mode no draw at all. p = 0.25 keeps 1 - p apart
+    from p. Parity with eager given the same draws: test_dropout.py."""
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.25), nn.Linear(4, 3))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with pytest.raises(UnsupportedOpError, match=r"from module '1', Dropout"):
-        export_training_step(model, nn.CrossEntropyLoss(), opt, torch.randn(2, 4),
-                             torch.tensor([0, 2]))
+    x, y = torch.randn(2, 4), torch.tensor([0, 2])
+    text = export_training_step(model, nn.CrossEntropyLoss(), opt, x, y)
+    verify(text)
+    args, _ = signature(text, "train_step")
+    assert args[-1] == ("tensor<2x4xf32>", {"wsc.random": "0 : i64"})
+    assert sum("wsc.random" in a for _, a in args) == 1
+    draw = f"%arg{len(args) - 1}"
+    readers = [(ins, body, ty) for ins, body, ty in _generics(text).values() if draw in ins]
+    assert len(readers) == 1  # the draw feeds only the mask
+    ins, body, ty = readers[0]
+    assert ty == "tensor<2x4xi1>"
+    assert "arith.constant 0.75 : f32" in body and "arith.cmpf olt, %b.in0, %b.0" in body
+    assert "arith.constant 0.75 : f32" in text.split(body, 1)[1]  # the 1 / (1 - p) scaling
+    model.eval()
+    inference = export_inference(model, x)
+    assert "wsc.random" not in inference and "arith.cmpf" not in inference
 
 
 @pytest.mark.parametrize("loss_fn,target,match", [

@@ -197,30 +197,32 @@ def test_cli_weights_include_buffers(tmp_path):
 # ------------------------------------------------------------ unsupported
 
 
-@pytest.mark.parametrize("conv,reason", [
-    (nn.Conv2d(4, 4, 3, groups=2), "groups=2: only groups=1"),
-    (nn.Conv2d(4, 4, 3, dilation=2), r"dilation=\[2, 2\]: only dilation=1"),
-    (nn.ConvTranspose2d(4, 4, 3), "transposed convolution"),
-])
-def test_unsupported_conv_variants_name_op_and_module(conv, reason):
+# Grouped, dilated, transposed and 1-D convolutions and uneven adaptive pooling
+# are lowered (test_nn_layers.py); 3-D convolutions and adaptive max pooling are not.
+@pytest.mark.parametrize("conv", [nn.Conv3d(1, 4, 3), nn.ConvTranspose3d(1, 4, 3)])
+def test_unsupported_conv_variants_name_op_and_module(conv):
     model = nn.Sequential()
-    model.add_module("features", nn.Sequential(nn.Conv2d(3, 4, 1), nn.ReLU(), conv))
-    model.add_module("head", nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-                                           nn.Linear(4, 3)))
+    model.add_module("features", nn.Sequential(nn.Conv2d(3, 4, 1), nn.ReLU(),
+                                               nn.Unflatten(1, (1, 4)), conv))
+    x = torch.randn(2, 3, 8, 8)
+    width = model(x).flatten(1).shape[1]
+    model.add_module("head", nn.Sequential(nn.Flatten(), nn.Linear(width, 3)))
     cls = type(conv).__name__
-    message = (rf"aten.convolution.default \(from module 'features.2', {cls}\) is not "
-               rf"supported by the wsc exporter: {reason}")
+    message = (rf"aten.convolution.default \(from module 'features.3', {cls}\) is not "
+               r"supported by the wsc exporter: 3-D convolution: only 1-D \(NCW\) and 2-D "
+               r"\(NCHW\) are supported")
     with pytest.raises(UnsupportedOpError, match=message):
-        _train(model, torch.randn(2, 3, 8, 8))
+        _train(model, x)
     with pytest.raises(UnsupportedOpError, match=message):
-        export_inference(model, torch.randn(2, 3, 8, 8))
+        export_inference(model, x)
 
 
-def test_adaptive_pooling_needs_divisible_sizes():
-    model = nn.Sequential(nn.Conv2d(3, 4, 1), nn.AdaptiveAvgPool2d(4), nn.Flatten(),
+def test_adaptive_max_pooling_names_op_and_module():
+    model = nn.Sequential(nn.Conv2d(3, 4, 1), nn.AdaptiveMaxPool2d(4), nn.Flatten(),
                           nn.Linear(64, 3))
-    with pytest.raises(UnsupportedOpError, match=r"aten._adaptive_avg_pool2d.default \(from "
-                                                 r"module '1', AdaptiveAvgPool2d\).*6x6 to 4x4"):
+    with pytest.raises(UnsupportedOpError, match=r"aten.adaptive_max_pool2d.default \(from "
+                                                 r"module '1', AdaptiveMaxPool2d\) is not "
+                                                 r"supported by the wsc exporter"):
         _train(model, torch.randn(2, 3, 6, 6))
 
 
