@@ -112,10 +112,13 @@ PipelineModel::PipelineModel(const Schedule &s, bool trace) : schedule_(s), trac
       updates_.push_back(std::move(u));
       break;
     }
+    case StepKind::BufferUpdate:
+      // The producing region writes the new running statistics where the
+      // buffer lives, a few words per channel: no stage of its own.
+      break;
     case StepKind::WeightStream:
     case StepKind::GradientStream:
     case StepKind::AllReduce:
-    case StepKind::BufferUpdate:
       fail("internal: ", st.path, " is a weight-streaming step in a layer-pipelined schedule");
     }
   }

@@ -882,6 +882,20 @@ private:
     define(r, kTopScope, result);
   }
 
+  /// The result of a weight_read of buffer `p`: its shape and dtype, no
+  /// batch dim.
+  void bufferResult(const JsonReader &j, Step &st, const ParamSpec &p) {
+    JsonReader result = j.at("result");
+    const int r = valueId(result);
+    st.results = {r};
+    const ValueSpec &v = s_.values[r];
+    if (v.shape != p.shape || v.dtype != p.dtype || v.batchDim)
+      result.error("value ", r, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
+                   ") cannot hold buffer '", p.name, "' (", shapeToString(p.shape), " ",
+                   dtypeName(p.dtype), ", no batch_dim)");
+    define(r, kTopScope, result);
+  }
+
   /// The operand of a gradient_stream or weight_update: a float gradient of
   /// shape `expect` without batch dim (`what` names it in the message).
   void gradientOperand(const JsonReader &j, Step &st, const Shape &expect,
@@ -910,15 +924,18 @@ private:
     if (lp && op == "gradient_stream")
       opj.error("gradient_stream in a layer-pipelined schedule (the weights are updated on the "
                 "wafer: use weight_update)");
-    if (lp && (op == "all_reduce" || op == "buffer_update"))
-      opj.error(op, " in a layer-pipelined schedule (one system keeps no buffers in MemoryX)");
+    if (lp && op == "all_reduce")
+      opj.error(op, " in a layer-pipelined schedule (one system: nothing to all-reduce)");
     if (!lp && (op == "weight_read" || op == "weight_update" || op == "route"))
       opj.error(op, " is a layer-pipelined step, but this schedule's mode is '", s_.mode, "'");
     if (op == "weight_read") {
       st.kind = StepKind::WeightRead;
       st.param = paramRef(j.at("param"));
       const ParamSpec &p = s_.params[st.param];
-      weightResult(j, st, p.shape, true, "the weights of parameter '" + p.name + "'");
+      if (p.buffer)
+        bufferResult(j, st, p);
+      else
+        weightResult(j, st, p.shape, true, "the weights of parameter '" + p.name + "'");
     } else if (op == "weight_update") {
       st.kind = StepKind::WeightUpdate;
       if (!s_.isTraining())
@@ -1889,6 +1906,9 @@ private:
         updateAt[st.param] = static_cast<int>(i);
         break;
       }
+      case StepKind::BufferUpdate: // replaced in place too
+        updateAt[st.param] = static_cast<int>(i);
+        break;
       default:
         break;
       }

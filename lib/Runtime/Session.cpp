@@ -211,8 +211,9 @@ void Session::run(const std::vector<Tensor> &inputs) {
       break;
     }
     case StepKind::BufferUpdate:
-      // Equal on every system (whole-batch statistics): system 0's copy.
-      memoryX_->setWeights(st.param, systems_[0].value(st.operands[0]));
+      // Equal on every system (whole-batch statistics): system 0's copy, to
+      // MemoryX or, layer pipelined, in place on the wafer.
+      mutableParameters().setWeights(st.param, systems_[0].value(st.operands[0]));
       break;
     case StepKind::GradientStream: {
       std::vector<Tensor> partials;

@@ -525,12 +525,15 @@ FailureOr<json::Object> Emitter::emit() {
     else if (auto param = llvm::dyn_cast<WaferParamOp>(op))
       params.push_back(paramJson(param.getSymName(), param.getTensorType(),
                                  param.getOptimizer()));
-    else if (auto buffer = llvm::dyn_cast<BufferOp>(op))
-      params.push_back(json::Object{
-          {"name", buffer.getSymName().str()},
-          {"shape", toJson(buffer.getTensorType().getShape())},
-          {"dtype", *dtypeName(buffer.getTensorType().getElementType())},
-          {"buffer", true}});
+    else if (llvm::isa<BufferOp, WaferBufferOp>(op)) {
+      auto name = llvm::cast<SymbolOpInterface>(op).getName();
+      auto type = llvm::cast<RankedTensorType>(
+          llvm::cast<TypeAttr>(op.getAttr("type")).getValue());
+      params.push_back(json::Object{{"name", name.str()},
+                                    {"shape", toJson(type.getShape())},
+                                    {"dtype", *dtypeName(type.getElementType())},
+                                    {"buffer", true}});
+    }
   }
   root["params"] = std::move(params);
 
@@ -622,11 +625,14 @@ FailureOr<json::Object> Emitter::emit() {
           {"order", stringifyStreamOrder(reduce.getOrder()).str()},
           {"format", stringifyStreamFormat(update.getFormatOrDense()).str()},
           {"bytes", bytes}});
-    } else if (auto assign = llvm::dyn_cast<AssignOp>(op)) {
-      auto type = llvm::cast<RankedTensorType>(assign.getValue().getType());
+    } else if (llvm::isa<AssignOp, WaferAssignOp>(op)) {
+      // Both replace a buffer with operand 0 (MemoryX's, or the wafer's in place).
+      Value value = op.getOperand(0);
+      auto type = llvm::cast<RankedTensorType>(value.getType());
+      auto buffer = op.getAttrOfType<FlatSymbolRefAttr>("buffer");
       steps.push_back(json::Object{{"op", "buffer_update"},
-                                   {"param", assign.getBuffer().str()},
-                                   {"operand", idOf(assign.getValue())},
+                                   {"param", buffer.getValue().str()},
+                                   {"operand", idOf(value)},
                                    {"bytes", StreamType::get(type.getContext(), type).getNumBytes()}});
     } else if (auto allReduce = llvm::dyn_cast<AllReduceOp>(op)) {
       layouts[allReduce.getSum()] = layouts.lookup(allReduce.getPartial());

@@ -48,27 +48,36 @@ struct LowerLayerPipelinedPass
       return WaferUpdateOp::create(builder, kernel.getLoc(),
                                    FlatSymbolRefAttr::get(&getContext(), name), value);
     };
-    auto refuseBuffer = [&](OpBuilder &, BlockArgument arg, StringRef name,
-                            RankedTensorType) -> FailureOr<Operation *> {
-      return emitError(arg.getLoc(), "buffer '")
-             << name << "' (e.g. BatchNorm running statistics): layer-pipelined "
-             << "mode keeps no buffers yet; use mode=weight_streaming";
+    // Buffers (BatchNorm's running statistics) are resident too, read in
+    // place and replaced in place after the step.
+    auto declareBuffer = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
+                             RankedTensorType type) -> FailureOr<Operation *> {
+      auto buffer = WaferBufferOp::create(builder, arg.getLoc(), builder.getStringAttr(name),
+                                          TypeAttr::get(type));
+      if (failed(readInPlace(arg, name)))
+        return failure();
+      return buffer.getOperation();
+    };
+    auto assignInPlace = [&](OpBuilder &builder, KernelOp kernel, StringRef name,
+                             Value value) -> Operation * {
+      return WaferAssignOp::create(builder, kernel.getLoc(),
+                                   FlatSymbolRefAttr::get(&getContext(), name), value);
     };
     if (failed(lowerParamArgs(module, func, declare)) ||
-        failed(lowerBufferArgs(func, refuseBuffer)))
+        failed(lowerBufferArgs(func, declareBuffer)) ||
+        failed(lowerStateResults(func, "wsc.grad", updateInPlace)))
       return failure();
-    return lowerStateResults(func, "wsc.grad", updateInPlace);
+    return lowerStateResults(func, "wsc.buffer_update", assignInPlace);
   }
 
-  /// Every kernel using parameter `arg` reads the resident copy in place,
-  /// in the parameter's own order: nothing is streamed, so nothing is
-  /// transposed.
+  /// Every kernel using parameter or buffer `arg` reads the resident copy in
+  /// place, in its own order: nothing is streamed, so nothing is transposed.
   LogicalResult readInPlace(BlockArgument arg, StringRef name) {
     auto type = llvm::cast<RankedTensorType>(arg.getType());
     for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
       auto kernel = llvm::dyn_cast<KernelOp>(use.getOwner());
       if (!kernel)
-        return use.getOwner()->emitOpError("uses parameter '")
+        return use.getOwner()->emitOpError("uses '")
                << name << "' outside a kernel; run wsc-form-kernels first";
       OpBuilder builder(kernel);
       Value weights = WeightOp::create(builder, kernel.getLoc(), type,

@@ -78,12 +78,9 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
     ::wsc::model::TargetSpec spec = toTargetSpec(target);
 
     double params = 0;
-    bool buffers = false;
-    for (BlockArgument arg : func.getArguments()) {
+    for (BlockArgument arg : func.getArguments())
       if (func.getArgAttr(arg.getArgNumber(), "wsc.param"))
         params += double(llvm::cast<ShapedType>(arg.getType()).getNumElements());
-      buffers |= func.getArgAttr(arg.getArgNumber(), "wsc.buffer") != nullptr;
-    }
     for (auto param : module.getOps<ParamOp>())
       params += double(param.getTensorType().getNumElements());
 
@@ -103,21 +100,19 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
     double wafer = spec.waferSramBytes();
     bool fits = fp.total() <= wafer;
     bool oneSystem = target.getSystems() == 1;
-    ExecutionMode chosen = forced.value_or(fits && oneSystem && !buffers
-                                               ? ExecutionMode::LayerPipelined
-                                               : ExecutionMode::WeightStreaming);
+    ExecutionMode chosen = forced.value_or(fits && oneSystem ? ExecutionMode::LayerPipelined
+                                                             : ExecutionMode::WeightStreaming);
 
     std::string numbers = llvm::formatv(
         "layer-pipelined footprint {0} (weights, gradients and optimizer "
         "state {1}; activations {2}; pipeline buffers {3}; {4} stages, "
-        "{5:F0} parameters, batch {6}) {7} wafer SRAM {8}{9}{10}",
+        "{5:F0} parameters, batch {6}) {7} wafer SRAM {8}{9}",
         formatBytes(fp.total()), formatBytes(fp.weightBytes),
         formatBytes(fp.activationBytes), formatBytes(fp.bufferBytes),
         stages.size(), params, batch, fits ? "fits in" : "exceeds",
         formatBytes(wafer),
         oneSystem ? "" : llvm::formatv("; {0} systems need weight streaming",
-                                       target.getSystems()).str(),
-        buffers ? "; buffers (BatchNorm statistics) need weight streaming" : "");
+                                       target.getSystems()).str());
     mlir::emitRemark(module.getLoc()) << "mode " << stringifyExecutionMode(chosen)
                         << (forced ? " (forced)" : " (auto)") << ": " << numbers;
     module->setAttr("wsc.mode", ExecutionModeAttr::get(&getContext(), chosen));

@@ -1,6 +1,6 @@
 """BatchNorm training on the emulator against PyTorch eager, on one system and
 on several (synchronized batch statistics: docs/Runtime.md, "Buffers and
-batch statistics"). Losses, final weights AND buffers (running statistics,
+batch statistics"), and layer pipelined on one wafer. Losses, final weights AND buffers (running statistics,
 num_batches_tracked) must match a single device trained on the whole batch."""
 import pytest
 import torch
@@ -33,6 +33,19 @@ def test_resnet_trains_like_pytorch(systems):
     check(prog, reference, ours, theirs)
     assert (all_reduces(prog) > 0) == (systems > 1)
     assert int(prog.state_dict()["bn1.num_batches_tracked"]) == STEPS
+
+
+def test_resnet_trains_layer_pipelined_like_pytorch():
+    """On one wafer the buffers are resident like the weights: read in place,
+    replaced in place after the step; nothing streams or all-reduces."""
+    torch.manual_seed(0)
+    prog, reference, ours, theirs = train_both(ResNet(), nn.CrossEntropyLoss(),
+                                               image_batches(3), 1, mode="layer_pipelined")
+    assert prog.schedule["mode"] == "layer_pipelined"
+    check(prog, reference, ours, theirs)
+    assert int(prog.state_dict()["bn1.num_batches_tracked"]) == 3
+    ops = {step["op"] for step in prog.schedule["steps"]}
+    assert "buffer_update" in ops and not ops & {"all_reduce", "weight_stream"}
 
 
 def test_batchnorm1d_on_the_inputs_trains_like_pytorch():

@@ -380,7 +380,7 @@ wsc.wafer.param @w : tensor<4xf32> optimizer(<sgd>) initial_value(dense<1.0> : t
 
 wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
 func.func @f() {
-  // expected-error @+1 {{references @w, which is not a wsc.wafer.param}}
+  // expected-error @+1 {{references @w, which is not a wsc.wafer.param or wsc.wafer.buffer}}
   %w = wsc.wafer.weight @w : tensor<4xf32>
   return
 }
@@ -408,6 +408,43 @@ func.func @f(%g: tensor<2x2xf32>) {
 func.func @f(%g: tensor<4xf32>) {
   // expected-error @+1 {{references @missing, which is not a wsc.wafer.param}}
   wsc.wafer.update @missing(%g) : tensor<4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'wsc.wafer.buffer' op buffer shape must be static, got 'tensor<?xf32>'}}
+wsc.wafer.buffer @m : tensor<?xf32>
+
+// -----
+
+// expected-error @+1 {{'wsc.wafer.buffer' op buffers are f32, i64 or i1 (float32, int64 or bool in PyTorch), got element type 'f16'}}
+wsc.wafer.buffer @m : tensor<4xf16>
+
+// -----
+
+wsc.wafer.buffer @n : tensor<i64>
+func.func @f() {
+  // expected-error @+1 {{result type 'tensor<f32>' does not match buffer @n of type 'tensor<i64>'}}
+  %n = wsc.wafer.weight @n : tensor<f32>
+  return
+}
+
+// -----
+
+wsc.wafer.buffer @m : tensor<4xf32>
+func.func @f(%v: tensor<2xf32>) {
+  // expected-error @+1 {{value type 'tensor<2xf32>' does not match buffer @m of type 'tensor<4xf32>'}}
+  wsc.wafer.assign @m(%v) : tensor<2xf32>
+  return
+}
+
+// -----
+
+wsc.wafer.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f(%v: tensor<4xf32>) {
+  // expected-error @+1 {{references @w, which is not a wsc.wafer.buffer}}
+  wsc.wafer.assign @w(%v) : tensor<4xf32>
   return
 }
 

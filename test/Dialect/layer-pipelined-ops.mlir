@@ -1,13 +1,18 @@
 // RUN: wsc-opt %s | wsc-opt | FileCheck %s
 
-// The layer-pipelined ops round-trip: resident parameters, in-place reads
-// and updates, routes, and placed kernels with their model.
+// The layer-pipelined ops round-trip: resident parameters and buffers,
+// in-place reads, updates and assignments, routes, and placed kernels with
+// their model.
 // CHECK: module attributes {wsc.mode = #wsc.mode<layer_pipelined>
 module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.target<grid_x = 32, grid_y = 32>} {
   // CHECK: wsc.wafer.param @fc.weight : tensor<4x3xf32> optimizer(<sgd, lr = 1.000000e-01>)
   wsc.wafer.param @fc.weight : tensor<4x3xf32> optimizer(<sgd, lr = 0.1>)
   // CHECK: wsc.wafer.param @imported : tensor<2xf32> optimizer(<sgd, lr = 0.000000e+00>) initial_value(dense_resource<blob> : tensor<2xf32>)
   wsc.wafer.param @imported : tensor<2xf32> optimizer(<sgd, lr = 0.0>) initial_value(dense_resource<blob> : tensor<2xf32>)
+  // CHECK: wsc.wafer.buffer @bn.running_mean : tensor<4xf32>
+  wsc.wafer.buffer @bn.running_mean : tensor<4xf32>
+  // CHECK: wsc.wafer.buffer @bn.num_batches_tracked : tensor<i64>
+  wsc.wafer.buffer @bn.num_batches_tracked : tensor<i64>
 
   // CHECK-LABEL: func.func @step
   func.func @step(%x: tensor<8x3xf32>) -> tensor<8x4xf32> {
@@ -24,6 +29,10 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.targ
     // CHECK: wsc.wafer.update @fc.weight(%{{.*}}) : tensor<4x3xf32>
     %g = tensor.empty() : tensor<4x3xf32>
     wsc.wafer.update @fc.weight(%g) : tensor<4x3xf32>
+    // CHECK: %[[N:.*]] = wsc.wafer.weight @bn.num_batches_tracked : tensor<i64>
+    %n = wsc.wafer.weight @bn.num_batches_tracked : tensor<i64>
+    // CHECK: wsc.wafer.assign @bn.num_batches_tracked(%[[N]]) : tensor<i64>
+    wsc.wafer.assign @bn.num_batches_tracked(%n) : tensor<i64>
     return %r : tensor<8x4xf32>
   }
 }

@@ -51,7 +51,7 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
 module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
   func.func @f(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}, tensor<2xf32> {wsc.grad = "w"}) {
     %c = arith.constant dense<0.0> : tensor<f32>
-    // expected-error @+1 {{'arith.addf' op uses parameter 'w' outside a kernel; run wsc-form-kernels first}}
+    // expected-error @+1 {{'arith.addf' op uses 'w' outside a kernel; run wsc-form-kernels first}}
     %g = arith.addf %w, %w : tensor<2xf32>
     return %c, %g : tensor<f32>, tensor<2xf32>
   }
@@ -79,9 +79,33 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name 
 
 // -----
 
+// Buffers (BatchNorm's running statistics) are resident too: declared on
+// the wafer in their own element type, read in place by the kernels that
+// use them, and replaced in place by the step's new value.
+// SPLIT: wsc.wafer.buffer @bn.running_mean : tensor<2xf32>
+// SPLIT-NEXT: wsc.wafer.buffer @bn.num_batches_tracked : tensor<i64>
+// SPLIT-LABEL: func.func @buffers
+// SPLIT-SAME: (%{{.*}}: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64})
+// SPLIT: %[[M:.*]] = wsc.wafer.weight @bn.running_mean : tensor<2xf32>
+// SPLIT: %[[N:.*]] = wsc.wafer.weight @bn.num_batches_tracked : tensor<i64>
+// SPLIT: %[[K:.*]]:3 = wsc.kernel "bn.fwd" {{.*}}(%{{.*}}, %[[M]], %[[N]])
+// SPLIT: wsc.wafer.assign @bn.running_mean(%[[K]]#1) : tensor<2xf32>
+// SPLIT-NEXT: wsc.wafer.assign @bn.num_batches_tracked(%[[K]]#2) : tensor<i64>
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @buffers(%m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %n: tensor<i64> {wsc.buffer = "bn.num_batches_tracked"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.buffer_update = "bn.running_mean"}, tensor<i64> {wsc.buffer_update = "bn.num_batches_tracked"}) {
+    %y:3 = wsc.kernel "bn.fwd" layer("bn") phase(<forward>) (%x, %m, %n) : (tensor<4x2xf32>, tensor<2xf32>, tensor<i64>) -> (tensor<4x2xf32>, tensor<2xf32>, tensor<i64>) {
+    ^bb0(%a: tensor<4x2xf32>, %b: tensor<2xf32>, %c: tensor<i64>):
+      wsc.yield %a, %b, %c : tensor<4x2xf32>, tensor<2xf32>, tensor<i64>
+    }
+    return %y#0, %y#1, %y#2 : tensor<4x2xf32>, tensor<2xf32>, tensor<i64>
+  }
+}
+
+// -----
+
 module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
-  // expected-error @+1 {{buffer 'bn.running_mean' (e.g. BatchNorm running statistics): layer-pipelined mode keeps no buffers yet; use mode=weight_streaming}}
-  func.func @f(%m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
+  // expected-error @+1 {{buffer 'bn.running_mean' must be a static f32, i64 or i1 tensor, got 'tensor<2xf16>'}}
+  func.func @f(%m: tensor<2xf16> {wsc.buffer = "bn.running_mean"}, %x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
     return %x : tensor<2xf32>
   }
 }

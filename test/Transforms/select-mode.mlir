@@ -26,10 +26,10 @@
 // TWOLP: error: layer-pipelined mode runs on one system, not 2; use systems=1 or mode=weight_streaming
 // BAD: error: unknown mode 'fast'; expected auto, weight_streaming or layer_pipelined
 
-// BatchNorm's buffers live in MemoryX: a model with buffers streams its
-// weights even when it would fit.
+// BatchNorm's buffers stay resident on the wafer like the weights: a model
+// with buffers that fits runs layer-pipelined too.
 // RUN: wsc-opt %S/../Translate/Inputs/conv-bn-train.mlir --wsc-form-kernels --wsc-select-mode -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
-// BUFFERS: remark: mode weight_streaming (auto): {{.*}} fits in wafer SRAM {{[^;]*}}; buffers (BatchNorm statistics) need weight streaming
+// BUFFERS: remark: mode layer_pipelined (auto): {{.*}} fits in wafer SRAM {{[0-9.]+ [KMGT]?B$}}
 // RUN: echo "module {}" | not wsc-opt --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: error: no function to compile
 

@@ -4,8 +4,10 @@
 // buffers' new values go back to MemoryX after the step's forward pass.
 // RUN: wsc-opt %S/Inputs/conv-bn-train.mlir --wsc-pipeline="systems=2 stream-dtype=f32" 2>/dev/null \
 // RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s
-// RUN: wsc-opt %S/Inputs/conv-bn-train.mlir --wsc-pipeline="systems=1 stream-dtype=f32" 2>/dev/null \
+// RUN: wsc-opt %S/Inputs/conv-bn-train.mlir --wsc-pipeline="mode=weight_streaming systems=1 stream-dtype=f32" 2>/dev/null \
 // RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s --check-prefix=ONE
+// RUN: wsc-opt %S/Inputs/conv-bn-train.mlir --wsc-pipeline="mode=layer_pipelined" 2>/dev/null \
+// RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s --check-prefix=LP
 
 // CHECK: "params": [
 // CHECK: "buffer": true,
@@ -39,3 +41,20 @@
 // ONE-NOT: "op": "all_reduce"
 // ONE: "op": "buffer_update",
 // ONE-NOT: "op": "all_reduce"
+
+// Layer pipelined: the buffers are resident on the wafer, read in place in
+// their own dtype and replaced in place; nothing streams or all-reduces.
+// LP: "mode": "layer_pipelined",
+// LP: "buffer": true,
+// LP-NEXT: "dtype": "f32",
+// LP-NEXT: "name": "1.running_mean",
+// LP: "dtype": "i64",
+// LP-NEXT: "name": "1.num_batches_tracked",
+// LP-NOT: "op": "all_reduce"
+// LP-NOT: "op": "weight_stream"
+// LP: "op": "weight_read",
+// LP: "param": "1.num_batches_tracked",
+// LP-NEXT: "result":
+// LP: "op": "buffer_update",
+// LP-NEXT: "operand": {{[0-9]+}},
+// LP-NEXT: "param": "1.running_mean"

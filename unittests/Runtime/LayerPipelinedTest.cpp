@@ -193,6 +193,53 @@ TEST(LayerPipelined, RejectsBadWeightReadsAndUpdates) {
                                ".op: weight_update in an inference schedule");
 }
 
+/// lpDoc with a resident buffer 'stat' ([5] f32), read in place first (into
+/// value `*read`) and replaced by fc0.bias's gradient after the step.
+json lpDocWithBuffer(int *read) {
+  json d = lpDoc();
+  d["params"].push_back(json::object(
+      {{"name", "stat"}, {"shape", json::array({5})}, {"dtype", "f32"}, {"buffer", true}}));
+  *read = cloneValue(d, d["steps"][stepOf(d, "weight_update", "fc0.bias")]["operand"]);
+  d["steps"].insert(d["steps"].begin(),
+                    json::object({{"op", "weight_read"}, {"param", "stat"}, {"result", *read}}));
+  const json gradient = d["steps"][stepOf(d, "weight_update", "fc0.bias")]["operand"];
+  d["steps"].push_back(json::object(
+      {{"op", "buffer_update"}, {"param", "stat"}, {"operand", gradient}, {"bytes", 20}}));
+  return d;
+}
+
+TEST(LayerPipelined, BuffersAreResidentReadAndReplacedInPlace) {
+  int read = 0;
+  json d = lpDocWithBuffer(&read);
+  Schedule s = parseSchedule(d.dump(), "lp.json");
+  EXPECT_TRUE(s.params.back().buffer);
+  EXPECT_EQ(s.steps.back().kind, StepKind::BufferUpdate);
+  Session session(std::move(s));
+  std::map<std::string, Tensor> weights = mlpWeights();
+  weights["stat"] = randomTensor({5}, 9);
+  session.loadWeights(weights);
+  session.step(mlpBatch(0));
+  // The buffer now holds the step's value, fc0.bias's gradient; the bias
+  // moved by lr times it.
+  Tensor stat = session.weights().at("stat");
+  EXPECT_FALSE(sameBits(stat, weights["stat"]));
+  std::vector<float> got = stat.toFloats(), before = weights["fc0.bias"].toFloats(),
+                     after = session.weights().at("fc0.bias").toFloats();
+  const double lr = d["params"][1]["optimizer"]["lr"];
+  for (int i = 0; i < 5; ++i)
+    EXPECT_NEAR(after[i], before[i] - lr * got[i], 1e-6) << i;
+
+  d = lpDocWithBuffer(&read);
+  d["values"][read]["dtype"] = "i64";
+  EXPECT_SCHEDULE_ERROR(d, "steps[0].result: value " + std::to_string(read) +
+                               " ([5] i64) cannot hold buffer 'stat' ([5] f32, no batch_dim)");
+  d = lpDocWithBuffer(&read);
+  d["steps"].push_back(json::object(
+      {{"op", "all_reduce"}, {"operand", read}, {"result", read}, {"bytes", 20}}));
+  EXPECT_SCHEDULE_ERROR(d, ".op: all_reduce in a layer-pipelined schedule (one system: nothing "
+                           "to all-reduce)");
+}
+
 TEST(LayerPipelined, RejectsBadKernelRegionsAndModels) {
   const json base = lpDoc();
   const int f0 = stepOf(base, "kernel", "fc0.fwd"), b0 = stepOf(base, "kernel", "fc0.bwd");

@@ -160,16 +160,18 @@ bool BufferOp::isStorable(Type element) {
   return element.isF32() || element.isInteger(64) || element.isInteger(1);
 }
 
-LogicalResult BufferOp::verify() {
-  RankedTensorType type = getTensorType();
+/// A buffer in MemoryX or on the wafer: static, f32, i64 or i1.
+static LogicalResult verifyBufferType(Operation *op, RankedTensorType type) {
   if (!type.hasStaticShape())
-    return emitOpError("buffer shape must be static, got ") << type;
-  if (!isStorable(type.getElementType()))
-    return emitOpError("buffers are f32, i64 or i1 (float32, int64 or bool "
-                       "in PyTorch), got element type ")
+    return op->emitOpError("buffer shape must be static, got ") << type;
+  if (!BufferOp::isStorable(type.getElementType()))
+    return op->emitOpError("buffers are f32, i64 or i1 (float32, int64 or bool "
+                           "in PyTorch), got element type ")
            << type.getElementType();
   return success();
 }
+
+LogicalResult BufferOp::verify() { return verifyBufferType(*this, getTensorType()); }
 
 LogicalResult AssignOp::verifySymbolUses(SymbolTableCollection &symbols) {
   FailureOr<BufferOp> buffer = lookupParam<BufferOp>(*this, getBufferAttr(), symbols);
@@ -316,11 +318,25 @@ LogicalResult WaferParamOp::verify() {
 }
 
 LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  FailureOr<WaferParamOp> param = lookupParam<WaferParamOp>(*this, getParamAttr(), symbols);
-  if (failed(param))
-    return failure();
+  if (auto buffer = symbols.lookupNearestSymbolFrom<WaferBufferOp>(*this, getParamAttr()))
+    return verifyDeclaredType(*this, "result", getWeights().getType(), getParamAttr(),
+                              "buffer", buffer.getTensorType());
+  auto param = symbols.lookupNearestSymbolFrom<WaferParamOp>(*this, getParamAttr());
+  if (!param)
+    return emitOpError("references ")
+           << getParamAttr() << ", which is not a wsc.wafer.param or wsc.wafer.buffer";
   return verifyDeclaredType(*this, "result", getWeights().getType(), getParamAttr(),
-                            "parameter", param->getTensorType());
+                            "parameter", param.getTensorType());
+}
+
+LogicalResult WaferBufferOp::verify() { return verifyBufferType(*this, getTensorType()); }
+
+LogicalResult WaferAssignOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  FailureOr<WaferBufferOp> buffer = lookupParam<WaferBufferOp>(*this, getBufferAttr(), symbols);
+  if (failed(buffer))
+    return failure();
+  return verifyDeclaredType(*this, "value", getValue().getType(), getBufferAttr(), "buffer",
+                            buffer->getTensorType());
 }
 
 LogicalResult WaferUpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {

@@ -350,17 +350,61 @@ def WSC_WaferParamOp : WSC_Op<"wafer.param", [Symbol, HasParent<"::mlir::ModuleO
   }];
 }
 
+def WSC_WaferBufferOp : WSC_Op<"wafer.buffer", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a buffer (non-trainable state) resident on the wafer";
+  let description = [{
+    Layer-pipelined mode: a buffer of the model, such as BatchNorm's running
+    statistics, kept in the SRAM of the region of the layer that uses it,
+    in its own element type (f32, i64 or i1). Kernels read it in place with
+    `wsc.wafer.weight`; a training step that changes it ends with a
+    `wsc.wafer.assign` of its new value. `sym_name` is the buffer's key in
+    the PyTorch `state_dict()`.
+
+    ```mlir
+    wsc.wafer.buffer @"bn1.running_mean" : tensor<64xf32>
+    wsc.wafer.buffer @"bn1.num_batches_tracked" : tensor<i64>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type);
+  let assemblyFormat = "$sym_name `:` $type attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+  }];
+}
+
+def WSC_WaferAssignOp : WSC_Op<"wafer.assign",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+     MemoryEffects<[MemWrite]>]> {
+  let summary = "replace a resident buffer with its new value in place";
+  let description = [{
+    The new value of a resident `buffer` after the step (BatchNorm's running
+    statistics of the whole batch, once its last sample has passed the
+    layer), written where the buffer lives. The value has the buffer's type.
+
+    ```mlir
+    wsc.wafer.assign @"bn1.running_mean"(%m) : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$buffer, AnyRankedTensor:$value);
+  let assemblyFormat = "$buffer `(` $value `)` attr-dict `:` type($value)";
+}
+
 def WSC_WeightOp : WSC_Op<"wafer.weight",
     [DeclareOpInterfaceMethods<SymbolUserOpInterface>,
      MemoryEffects<[MemRead]>]> {
-  let summary = "a kernel reads its layer's resident weights";
+  let summary = "a kernel reads its layer's resident weights or buffer";
   let description = [{
-    The current FP32 value of a resident parameter, read in place by the
-    kernel that consumes it (nothing moves: the weights sit in the
-    consumer's region). The result has the parameter's type.
+    The current value of a resident parameter (FP32) or buffer (its own
+    element type), read in place by the kernel that consumes it (nothing
+    moves: the state sits in the consumer's region). The result has the
+    declared type.
 
     ```mlir
     %w = wsc.wafer.weight @"fc1.weight" : tensor<128x784xf32>
+    %n = wsc.wafer.weight @"bn1.num_batches_tracked" : tensor<i64>
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$param);
