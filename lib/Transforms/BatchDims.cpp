@@ -14,6 +14,14 @@ bool mlir::wsc::isBatchArgument(func::FuncOp func, unsigned index) {
   return func.getArgAttr(index, "wsc.input") || func.getArgAttr(index, "wsc.label");
 }
 
+/// "input 0 (argument #4)": how a user knows a batch argument.
+static std::string describeBatchArgument(func::FuncOp func, unsigned index) {
+  for (StringRef kind : {"input", "label"})
+    if (auto i = func.getArgAttrOfType<IntegerAttr>(index, ("wsc." + kind).str()))
+      return (kind + " " + Twine(i.getInt()) + " (argument #" + Twine(index) + ")").str();
+  return ("argument #" + Twine(index)).str();
+}
+
 namespace {
 /// The fixpoint state: one batch dim per value, first fact wins, a second
 /// different fact is a conflict.
@@ -199,8 +207,9 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
       continue;
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
     if (!type || type.getRank() == 0 || type.isDynamicDim(0) || type.getDimSize(0) == 0)
-      return emitError(arg.getLoc(), "batch argument #")
-             << arg.getArgNumber() << " must be a tensor with a static, non-empty dim 0";
+      return emitError(arg.getLoc())
+             << describeBatchArgument(func, arg.getArgNumber())
+             << " must be a tensor with a static, non-empty dim 0 (the batch)";
     batchArgs.push_back(arg);
     const int64_t size = type.getDimSize(0);
     result.globalBatch = result.globalBatch ? std::min(result.globalBatch, size) : size;
@@ -208,9 +217,9 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
   for (BlockArgument arg : batchArgs) {
     const int64_t size = llvm::cast<RankedTensorType>(arg.getType()).getDimSize(0);
     if (size % result.globalBatch)
-      return emitError(arg.getLoc(), "batch argument #")
-             << arg.getArgNumber() << " has " << size << " rows in dim 0, not a multiple of "
-             << "the batch size " << result.globalBatch
+      return emitError(arg.getLoc())
+             << describeBatchArgument(func, arg.getArgNumber()) << " has " << size
+             << " rows in dim 0, not a multiple of the batch size " << result.globalBatch
              << " (the smallest dim 0 of the inputs and labels)";
     solver.set(arg, 0, func, size / result.globalBatch);
   }

@@ -473,7 +473,7 @@ func.func @two_batch_dims(%x: tensor<4x4xf32> {wsc.input = 0 : i64}) -> tensor<4
 
 // -----
 
-// expected-error @+1 {{batch argument #0 must be a tensor with a static, non-empty dim 0}}
+// expected-error @+1 {{input 0 (argument #0) must be a tensor with a static, non-empty dim 0 (the batch)}}
 func.func @scalar_input(%x: f32 {wsc.input = 0 : i64}) -> f32 {
   return %x : f32
 }
@@ -481,7 +481,7 @@ func.func @scalar_input(%x: f32 {wsc.input = 0 : i64}) -> f32 {
 // -----
 
 // The batch is the smallest dim 0 (4); a larger one must be a multiple.
-// expected-error @+1 {{batch argument #1 has 5 rows in dim 0, not a multiple of the batch size 4 (the smallest dim 0 of the inputs and labels)}}
+// expected-error @+1 {{label 0 (argument #1) has 5 rows in dim 0, not a multiple of the batch size 4 (the smallest dim 0 of the inputs and labels)}}
 func.func @two_batches(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %y: tensor<5xi64> {wsc.label = 0 : i64}) -> tensor<4x2xf32> {
   return %x : tensor<4x2xf32>
 }
