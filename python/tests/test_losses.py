@@ -74,8 +74,8 @@ def class_batches(ignore_index=-100, sample=(FEATURES,), positions=()):
 
 
 def float_batches(kind):
-    """Targets for the regression losses: probabilities for BCE and soft-label
-    cross entropy, any real for the others."""
+    """Targets: in [0, 1] for BCE ("binary"), rows of class probabilities for
+    soft-label cross entropy, any real for the other regression losses."""
     torch.manual_seed(0)
     data = []
     for _ in range(STEPS):
