@@ -20,10 +20,12 @@ MLIR_OPT = f"{LLVM}/bin/mlir-opt"
 MLIR_RUNNER = f"{LLVM}/bin/mlir-runner"
 RUNTIME_LIBS = [f"{LLVM}/lib/libmlir_runner_utils.so", f"{LLVM}/lib/libmlir_c_runner_utils.so"]
 
+# --expand-strided-metadata turns the subviews of slices into affine.apply on
+# offsets and strides, so --lower-affine must run after it.
 PIPELINE = [
     "--one-shot-bufferize=bufferize-function-boundaries",
-    "--convert-linalg-to-loops", "--lower-affine", "--convert-scf-to-cf",
-    "--expand-strided-metadata", "--finalize-memref-to-llvm", "--convert-math-to-llvm",
+    "--convert-linalg-to-loops", "--expand-strided-metadata", "--lower-affine",
+    "--convert-scf-to-cf", "--finalize-memref-to-llvm", "--convert-math-to-llvm",
     "--convert-math-to-libm", "--convert-arith-to-llvm", "--convert-index-to-llvm",
     "--convert-func-to-llvm", "--convert-cf-to-llvm", "--reconcile-unrealized-casts",
 ]

@@ -17,7 +17,7 @@ from .buffers import keep_updated, mutated, named_buffers, state_names
 from .constants import ConstantsMode, model_state
 from .draws import lift_draws
 from .errors import UnsupportedOpError, trace_failure
-from .lowering.inplace import with_inplace_variants
+from .lowering.inplace import restore_traced_shapes, with_inplace_variants
 from .loss_rewrites import LOSS_DECOMPOSITIONS, traceable_losses
 from .provenance import Provenance, describe
 from .recurrent import unrolled
@@ -42,6 +42,7 @@ DECOMPOSITIONS = with_inplace_variants(get_decompositions([
     aten.softplus, aten.softplus_backward, aten.native_layer_norm, aten.native_layer_norm_backward,
     aten.hardswish, aten.hardswish_backward, aten.hardsigmoid, aten.hardsigmoid_backward,
     aten.native_group_norm, aten.native_group_norm_backward,
+    aten.mv, aten.dot,  # matrix @ vector, vector @ vector: a product and a sum
 ]))
 DECOMPOSITIONS.update(LOSS_DECOMPOSITIONS)  # BCE with logits, Huber, SmoothL1 losses
 # The wsc.nn VTS markers (torch.ops.wsc.strip_padding / restore_padding) must
@@ -141,7 +142,8 @@ def _trace(fn, args, provenance: Provenance, grad: bool):
         mode, args = _fake_inputs(args, provenance.model)
         with provenance.hooks(), unrolled(provenance.model), traceable_losses(), \
                 torch.set_grad_enabled(grad), mode:
-            return make_fx(fn, decomposition_table=DECOMPOSITIONS, tracing_mode="real")(*args)
+            gm = make_fx(fn, decomposition_table=DECOMPOSITIONS, tracing_mode="real")(*args)
+        return restore_traced_shapes(gm)  # outside the fake mode: it makes meta tensors
     except UnsupportedOpError:
         raise
     except Exception as err:

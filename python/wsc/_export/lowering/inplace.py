@@ -10,9 +10,15 @@ hardswish, ..) have no lowering to pair with; their in-place twins
 (``nn.SiLU(inplace=True)`` gives ``aten.silu_``) are decomposed too, into the
 functional op and an ``aten.copy_`` into the first argument, which lowers
 like any other in-place op.
+
+In-place view ops (``squeeze_``, ``unsqueeze_``, ``t_``, ..) also change the
+shape of the fake tensor make_fx recorded for the node that produced their
+argument; ``restore_traced_shapes`` puts back the shape each node had when it
+ran (at::matmul of a vector and a matrix is ``mm(v.unsqueeze(0), W).squeeze_(0)``).
 """
 
 import torch
+import torch.fx
 
 from ..errors import Unsupported
 from .registry import LOWERINGS
@@ -25,6 +31,7 @@ _VIEW_OPS = {
     aten.permute.default, aten.expand.default, aten.squeeze.dim, aten.squeeze.default,
     aten.unsqueeze.default, aten.alias.default, aten.detach.default, aten.slice.Tensor,
     aten.select.int, aten.as_strided.default, aten._reshape_alias.default,
+    aten.unbind.int,
 }
 
 
@@ -54,6 +61,14 @@ def _inplace(functional):
     return lower
 
 
+# In-place twins whose overload is named differently from the functional op's.
+_RENAMED_TWINS = {
+    aten.transpose_.default: aten.transpose.int,
+    aten.pow_.Scalar: aten.pow.Tensor_Scalar,
+    aten.pow_.Tensor: aten.pow.Tensor_Tensor,
+}
+
+
 def register_inplace_variants():
     """Give every lowered ``aten.op.overload`` its ``aten.op_.overload`` twin."""
     for op, fn in list(LOWERINGS.items()):
@@ -61,6 +76,9 @@ def register_inplace_variants():
         inplace = getattr(packet, op._overloadname, None) if packet is not None else None
         if inplace is not None and inplace not in LOWERINGS:
             LOWERINGS[inplace] = _inplace(fn)
+    for inplace, op in _RENAMED_TWINS.items():
+        if op in LOWERINGS and inplace not in LOWERINGS:
+            LOWERINGS[inplace] = _inplace(LOWERINGS[op])
 
 
 def with_inplace_variants(table: dict) -> dict:
@@ -90,3 +108,22 @@ def update_in_place(ctx, target, value):
     if _aliased(target, ctx.node):
         raise Unsupported("in-place update of a tensor that has views")
     ctx.values[target] = value
+
+
+def restore_traced_shapes(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """Undo what in-place view ops did to recorded shapes: every node's
+    ``meta["val"]`` gets the shape the node's result had when it ran.
+
+    make_fx stores the same fake tensor object in ``meta["val"]`` of the
+    producer and of the in-place op, so ``y = mm(..); y.squeeze_(0)`` leaves
+    ``mm`` with the squeezed shape; ``meta["tensor_meta"]`` is the snapshot
+    taken when the node ran. Call right after tracing, before any pass adds
+    nodes (their ``tensor_meta`` may be copied from another node).
+    """
+    for node in gm.graph.nodes:
+        val, snapshot = node.meta.get("val"), node.meta.get("tensor_meta")
+        if isinstance(val, torch.Tensor) and snapshot is not None \
+                and tuple(val.shape) != tuple(snapshot.shape):
+            node.meta["val"] = torch.empty(tuple(snapshot.shape), dtype=snapshot.dtype,
+                                           device="meta")
+    return gm

@@ -1,4 +1,4 @@
-"""Slices and concatenation: tensor.extract_slice / tensor.insert_slice.
+"""Slices, concatenation and stacking: tensor.extract_slice / insert_slice.
 
 Every slice is static (offsets, sizes and strides are compile-time ints),
 as torch-mlir emits them for static shapes. Slices keep their rank; a
@@ -82,11 +82,11 @@ def split_with_sizes(ctx, x, sizes, dim=0):
     return tuple(pieces)
 
 
-@lowers(aten.cat.default)
-def cat(ctx, tensors, dim=0):
-    out = ctx.out_type()
-    dim %= out.rank
-    parts = [ctx.tensor(t) for t in tensors if t.type.shape != (0,)]
+def _concat(ctx, parts, dim, out: TensorType) -> Tensor:
+    """``parts`` inserted one after the other along ``dim`` into an empty ``out``."""
+    if any(part.type.elem != out.elem for part in parts):
+        raise Unsupported("joining tensors of different dtypes "
+                          f"({', '.join(str(part.type) for part in parts)})")
     acc = Tensor(ctx.fb.empty(out, ctx.node.name), out)
     offset = 0
     for i, part in enumerate(parts):
@@ -96,6 +96,41 @@ def cat(ctx, tensors, dim=0):
                            ctx.name if i == len(parts) - 1 else None)
         offset += part.type.shape[dim]
     return acc
+
+
+@lowers(aten.cat.default)
+def cat(ctx, tensors, dim=0):
+    out = ctx.out_type()
+    dim %= out.rank
+    parts = [ctx.tensor(t) for t in tensors if t.type.shape != (0,)]
+    return _concat(ctx, parts, dim, out)
+
+
+@lowers(aten.stack.default)
+def stack(ctx, tensors, dim=0):
+    """torch.stack: each tensor gets a size-1 dim at ``dim`` (an expand_shape),
+    then they are concatenated along it. Its backward selects (select.int)."""
+    out = ctx.out_type()
+    dim %= out.rank
+    if len(tensors) == 1:
+        return reshape(ctx, tensors[0], out.shape, ctx.name)
+    parts = []
+    for t in tensors:
+        shape = list(t.type.shape)
+        shape.insert(dim, 1)
+        parts.append(ctx.tensor(reshape(ctx, t, shape, ctx.fb.fresh(ctx.node.name))))
+    return _concat(ctx, parts, dim, out)
+
+
+@lowers(aten.unbind.int)
+def unbind(ctx, x, dim=0):
+    """torch.unbind: one select per index of ``dim``. Its backward is a stack."""
+    x = ctx.tensor(x)
+    dim %= x.type.rank
+    shape = x.type.shape[:dim] + x.type.shape[dim + 1:]
+    return tuple(reshape(ctx, _slice(ctx, x, dim, i, i + 1, 1), shape,
+                         ctx.fb.fresh(ctx.node.name))
+                 for i in range(x.type.shape[dim]))
 
 
 @lowers(aten.slice_backward.default)
