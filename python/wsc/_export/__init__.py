@@ -2,6 +2,9 @@
 
 Layout:
   capture.py     argument checks and the make_fx capture of a training/forward step
+  recurrent.py   nn.RNN / GRU / LSTM (and cells) unrolled over the sequence while capturing
+  draws.py       random ops (dropout) -> uniform draws the runtime fills (wsc.random)
+  loss_rewrites.py, constants.py   stock losses in traceable form; their constant tensors
   buffers.py     model buffers: argument order, which ones a step updates
   provenance.py  remembers which nn.Module every captured aten op came from
   optimizer.py   torch optimizer -> ``wsc.optimizer`` / ``wsc.param_groups``
@@ -9,9 +12,11 @@ Layout:
   lowering/      one function per aten op, registered in a table:
                    registry.py (table + Context), graph.py (walks the fx graph),
                    elementwise.py, reductions.py, linalg_ops.py, shapes.py,
-                   creation.py, losses.py, inplace.py,
-                   convolution.py, pooling.py, batchnorm.py (+ nchw.py helpers),
+                   creation.py, losses.py, inplace.py, slicing.py, indexing.py,
+                   convolution.py (+ conv_kernels.py), pooling.py, batchnorm.py
+                   (+ nchw.py helpers), sign.py, supported.py (declared modules),
                    vts.py (wsc.nn.strip_padding / restore_padding markers)
   module.py      assembles the func signature and the module around the body
   errors.py      UnsupportedOpError (public as wsc.export.UnsupportedOpError)
+  coverage.py    writes docs/Coverage.md from the tables
 """
