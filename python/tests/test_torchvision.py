@@ -1,0 +1,89 @@
+"""torchvision classifiers (random init, nothing downloaded) trained on the
+emulator against PyTorch eager: the loss at every step, the final weights and
+the BatchNorm buffers at rtol 1e-4 (parity.check), on one system and on two
+or three streaming weights.
+
+Image size, batch and learning rate are chosen so that float32 can match at
+all. With random init, BatchNorm over a few values per channel (1x1 maps at
+the end of a 32x32 image, batch 4) and the large gradients of depthwise
+convolutions followed by BatchNorm make a few SGD steps chaotic: for
+mobilenet_v2 at 32x32, batch 4, lr 0.05, eager float32 itself ends 15% away
+from eager float64 in the loss after three steps, so no float32
+implementation could match it at 1e-4. Each setting below keeps eager and
+the emulator within the tolerance of eager float64 after the two steps, with
+a margin of about 3x or more (measured when this test was written); larger
+images or batches (2x2 last maps, more values per channel) and small
+learning rates do that. squeezenet, without BatchNorm, takes a usual rate.
+The small rates still catch gradient errors: a grouped convolution's weight
+gradient read with its kernel transposed fails every model that has one.
+
+vgg11 is missing: wsc-opt finds no layout for its 256-channel 8x8 kernels
+("no layout fits the 49152-byte PE SRAM") at the smallest input it takes
+(32x32), in either mode.
+"""
+from typing import Callable, NamedTuple
+
+import pytest
+import torch
+import torchvision.models as tv
+from torch import nn
+
+import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from parity import check, train_both
+
+STEPS = 2
+CLASSES = 10
+
+
+class Setting(NamedTuple):
+    build: Callable[[], nn.Module]
+    size: int       # square images
+    batch: int
+    lr: float
+
+
+SETTINGS = {
+    "resnet18": Setting(lambda: tv.resnet18(weights=None, num_classes=CLASSES), 32, 4, 1e-4),
+    "mobilenet_v2": Setting(lambda: tv.mobilenet_v2(weights=None, num_classes=CLASSES,
+                                                    width_mult=0.25), 48, 4, 1e-4),
+    "mobilenet_v3_small": Setting(lambda: tv.mobilenet_v3_small(
+        weights=None, num_classes=CLASSES, width_mult=0.5), 32, 4, 1e-4),  # hardswish_, hardsigmoid
+    "shufflenet_v2_x0_5": Setting(lambda: tv.shufflenet_v2_x0_5(weights=None,
+                                                                num_classes=CLASSES), 48, 4, 1e-4),
+    "squeezenet1_1": Setting(lambda: tv.squeezenet1_1(weights=None, num_classes=CLASSES),
+                             32, 4, 0.01),
+    "efficientnet_b0": Setting(lambda: tv.efficientnet_b0(weights=None, num_classes=CLASSES,
+                                                          stochastic_depth_prob=0.0), 32, 8, 1e-5),
+    "regnet_y_400mf": Setting(lambda: tv.regnet_y_400mf(weights=None, num_classes=CLASSES),
+                              32, 16, 3e-6),
+}
+
+
+def build(name) -> nn.Module:
+    """The model with every dropout probability at 0 (and efficientnet's
+    stochastic depth, above): random draws (aten.bernoulli_, native_dropout
+    with p > 0) are being added to the exporter separately; switch them back
+    on here once they are."""
+    model = SETTINGS[name].build()
+    for module in model.modules():
+        if isinstance(module, nn.Dropout):
+            module.p = 0.0
+    return model
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_trains_like_pytorch(name, systems):
+    setting = SETTINGS[name]
+    torch.manual_seed(0)
+    model = build(name)
+    shape = (setting.batch, 3, setting.size, setting.size)
+    batches = [(torch.randn(shape), torch.randint(0, CLASSES, (setting.batch,)))
+               for _ in range(STEPS)]
+
+    def sgd(params):
+        return torch.optim.SGD(params, lr=setting.lr, momentum=0.9)
+
+    prog, reference, ours, theirs = train_both(model, nn.CrossEntropyLoss(), batches, systems,
+                                               mode="weight_streaming", optimizer=sgd)
+    check(prog, reference, ours, theirs)  # every state_dict entry: weights and buffers
