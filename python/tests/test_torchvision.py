@@ -1,7 +1,7 @@
 """torchvision classifiers (random init, nothing downloaded) trained on the
 emulator against PyTorch eager: the loss at every step, the final weights and
 the BatchNorm buffers at rtol 1e-4 (parity.check), on one system and on two
-or three streaming weights.
+streaming weights, and layer-pipelined on one when there is no BatchNorm.
 
 Image size, batch and learning rate are chosen so that float32 can match at
 all. With random init, BatchNorm over a few values per channel (1x1 maps at
@@ -71,9 +71,7 @@ def build(name) -> nn.Module:
     return model
 
 
-@pytest.mark.parametrize("systems", [1, 2])
-@pytest.mark.parametrize("name", sorted(SETTINGS))
-def test_trains_like_pytorch(name, systems):
+def _train(name, systems, mode):
     setting = SETTINGS[name]
     torch.manual_seed(0)
     model = build(name)
@@ -85,5 +83,17 @@ def test_trains_like_pytorch(name, systems):
         return torch.optim.SGD(params, lr=setting.lr, momentum=0.9)
 
     prog, reference, ours, theirs = train_both(model, nn.CrossEntropyLoss(), batches, systems,
-                                               mode="weight_streaming", optimizer=sgd)
+                                               mode=mode, optimizer=sgd)
+    assert prog.report()["mode"] == mode
     check(prog, reference, ours, theirs)  # every state_dict entry: weights and buffers
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_trains_like_pytorch(name, systems):
+    _train(name, systems, "weight_streaming")
+
+
+@pytest.mark.parametrize("name", ["squeezenet1_1"])  # the one without BatchNorm
+def test_trains_layer_pipelined_like_pytorch(name):
+    _train(name, 1, "layer_pipelined")
