@@ -45,7 +45,7 @@ namespace {
 
 /// `systems` == 0: the split is VTS's, one sample at a time.
 LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
-                    Partials &partials) {
+                    Partials &partials, function_ref<bool(Operation *)> runsPerSample) {
   Operation *origin = nullptr;
   bool batched = false;
   for (Value v : op->getOperands()) {
@@ -57,6 +57,11 @@ LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
     batched |= dims.lookup(v).has_value();
   if (llvm::isa<AllReduceOp>(op))
     return success(); // the sum over every system's shard: no longer partial
+  // Outside the ragged region a sum over the batch is the whole batch's:
+  // what it feeds per sample is ordinary data.
+  if (origin && batched && !llvm::isa<KernelOp>(op) && runsPerSample &&
+      !runsPerSample(op) && !runsPerSample(origin))
+    return success();
   if (origin && batched && !llvm::isa<KernelOp>(op)) {
     InFlightDiagnostic diag = op->emitOpError()
         << "combines a sum over the batch with per-sample values; ";
@@ -80,7 +85,7 @@ LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
 }
 
 LogicalResult visitKernel(KernelOp kernel, const BatchDims &dims, int64_t systems,
-                          Partials &partials) {
+                          Partials &partials, function_ref<bool(Operation *)> runsPerSample) {
   Block &body = kernel.getBodyBlock();
   for (auto [operand, arg] : llvm::zip(kernel.getInputs(), body.getArguments()))
     if (Operation *from = partials.lookup(operand))
@@ -89,7 +94,8 @@ LogicalResult visitKernel(KernelOp kernel, const BatchDims &dims, int64_t system
     WalkResult result = op.walk<WalkOrder::PreOrder>([&](Operation *nested) {
       if (nested != &op && nested->getParentOp() != &op)
         return WalkResult::skip(); // scalar bodies: covered by their op
-      return failed(visit(nested, dims, systems, partials)) ? WalkResult::interrupt()
+      return failed(visit(nested, dims, systems, partials, runsPerSample))
+                 ? WalkResult::interrupt()
                                                             : WalkResult::advance();
     });
     if (result.wasInterrupted())
@@ -105,15 +111,16 @@ LogicalResult visitKernel(KernelOp kernel, const BatchDims &dims, int64_t system
 } // namespace
 
 LogicalResult mlir::wsc::checkShardable(func::FuncOp func, const BatchDims &dims,
-                                        int64_t systems) {
+                                        int64_t systems,
+                                        function_ref<bool(Operation *)> runsPerSample) {
   if (systems == 1)
     return success();
   Partials partials;
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
-      if (failed(visitKernel(kernel, dims, systems, partials)))
+      if (failed(visitKernel(kernel, dims, systems, partials, runsPerSample)))
         return failure();
-    } else if (failed(visit(&op, dims, systems, partials))) {
+    } else if (failed(visit(&op, dims, systems, partials, runsPerSample))) {
       return failure();
     }
   }

@@ -6,8 +6,10 @@
 // up to the whole batch's. Any other use needs the whole batch's value: a
 // partial meeting per-sample values (x - mean), a nonlinear function of it
 // (rsqrt(var + eps)), a buffer update or an output. There the partial is
-// all-reduced through SwarmX, once, right after it is computed. The loss
-// and the gradients stay partial: SwarmX sums them at the end of the step.
+// all-reduced through SwarmX, once, right after it is computed. Where one
+// partial operand's total makes an op linear in the others (a data-dependent
+// mean, sum(loss) / count), only that one is all-reduced. The loss and the
+// gradients stay partial: SwarmX sums them at the end of the step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +79,30 @@ bool isZeroInit(Value init) {
 /// Whether every result of `op` is a homogeneous linear function of its
 /// operands in `partial`, so that each system's result is its share of
 /// the whole batch's (SwarmX may sum it later).
+bool isLinearIn(Operation *op, const DenseSet<Value> &partial);
+
+/// The partial operands of `op` to all-reduce so that it stays linear in
+/// the others: none if it is linear in all of them, one if that suffices
+/// (a mean's denominator: sum(x) / count keeps the sum partial and takes
+/// the whole batch's count), else all of them.
+DenseSet<Value> operandsToTotal(Operation *op, const DenseSet<Value> &partial) {
+  DenseSet<Value> operands;
+  for (Value v : op->getOperands())
+    if (partial.contains(v))
+      operands.insert(v);
+  auto linearWithout = [&](Value total) {
+    DenseSet<Value> kept = partial;
+    kept.erase(total);
+    return isLinearIn(op, kept);
+  };
+  if (isLinearIn(op, partial))
+    return {};
+  for (Value v : operands)
+    if (operands.size() > 1 && linearWithout(v))
+      return {v};
+  return operands;
+}
+
 bool isLinearIn(Operation *op, const DenseSet<Value> &partial) {
   if (llvm::isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp,
                 tensor::CastOp, tensor::ExtractOp>(op))
@@ -182,12 +208,27 @@ private:
     }
     for (Value v : op->getResults())
       batched |= dims.lookup(v).has_value();
-    if (fromPartial && (batched || !isLinearIn(op, partial))) {
-      for (OpOperand &operand : op->getOpOperands())
-        if (partial.contains(operand.get()) && failed(useTotal(operand)))
+    if (fromPartial) {
+      DenseSet<Value> totals;
+      if (batched)
+        for (Value v : op->getOperands())
+          if (partial.contains(v))
+            totals.insert(v);
+      if (!batched)
+        totals = operandsToTotal(op, partial);
+      bool keptPartial = false;
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!partial.contains(operand.get()))
+          continue;
+        if (!totals.contains(operand.get())) {
+          keptPartial = true;
+          continue;
+        }
+        if (failed(useTotal(operand)))
           return failure();
-      fromPartial = false;
-      fromWhole = true;
+      }
+      fromPartial = keptPartial;
+      fromWhole |= !totals.empty();
     }
     if (fromPartial || reducesOverBatch(op, dims)) {
       for (Value v : op->getResults())

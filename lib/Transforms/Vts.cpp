@@ -271,7 +271,13 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
     }
     if (failed(rewriter.analyze()) || failed(rewriter.checkMaskComesFirst()))
       return failure();
-    if (failed(checkShardable(func, *batch, /*systems=*/0)))
+    // Only the ragged region runs one sample at a time.
+    auto ragged = [&](Operation *op) {
+      auto inRegion = [&](Value v) { return !rewriter.region->lookup(v).empty(); };
+      return llvm::any_of(op->getOperands(), inRegion) ||
+             llvm::any_of(op->getResults(), inRegion);
+    };
+    if (failed(checkShardable(func, *batch, /*systems=*/0, ragged)))
       return failure();
     auto [threshold, raggedWork] =
         rewriter.cost(toTargetSpec(TargetAttr::lookup(module)));

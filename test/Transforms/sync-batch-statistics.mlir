@@ -325,3 +325,47 @@ func.func @insert_into_values(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (ten
   return %grad : tensor<4xf32>
 }
 }
+
+// -----
+
+#v = affine_map<(d0) -> (d0)>
+#all = affine_map<(d0) -> ()>
+#scalar = affine_map<() -> ()>
+
+// A data-dependent mean (a cross entropy that ignores some labels): the sum
+// of the losses divided by the count of kept labels. Only the count is
+// all-reduced; the quotient stays each system's share of the whole batch's
+// mean, which SwarmX sums like any loss.
+// CHECK-LABEL: func.func @mean_over_kept
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}ins(%arg0 : tensor<4xf32>)
+// CHECK: %[[COUNT:.*]] = linalg.generic {{.*}}ins(%arg1 : tensor<4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[TOTAL:.*]] = wsc.swarmx.all_reduce %[[COUNT]] : tensor<f32>
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: ins(%[[SUM]], %[[TOTAL]] : tensor<f32>, tensor<f32>)
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @mean_over_kept(%loss: tensor<4xf32> {wsc.input = 0 : i64}, %kept: tensor<4xf32> {wsc.input = 1 : i64}) -> (tensor<f32> {wsc.loss}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %sum = linalg.generic {indexing_maps = [#v, #all], iterator_types = ["reduction"]} ins(%loss : tensor<4xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %count = linalg.generic {indexing_maps = [#v, #all], iterator_types = ["reduction"]} ins(%kept : tensor<4xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %mean = linalg.generic {indexing_maps = [#scalar, #scalar, #scalar], iterator_types = []} ins(%sum, %count : tensor<f32>, tensor<f32>) outs(%e : tensor<f32>) {
+  ^bb0(%s: f32, %n: f32, %o: f32):
+    %r = arith.divf %s, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %mean : tensor<f32>
+}
+}

@@ -248,6 +248,46 @@ func.func @batch_mean(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor
 
 // -----
 
+// Outside the ragged region a sum over the batch is the whole batch's (a
+// cross entropy's count of kept labels, scaling each sample's gradient):
+// nothing runs per sample there, so it is accepted.
+// CHECK-LABEL: func.func @whole_batch_sum_outside
+// CHECK: wsc.strip_padding
+// expected-remark @+1 {{VTS: 96% of the step's work runs on valid tokens only}}
+func.func @whole_batch_sum_outside(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor<2x8xi1> {wsc.input = 1 : i64},
+                                   %y: tensor<2xf32> {wsc.label = 0 : i64})
+    -> (tensor<2x8x4xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.output = 1 : i64}) {
+  %s = wsc.strip_padding %x, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  %e = tensor.empty() : tensor<2x8x4xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x8x4xf32>) outs(%e : tensor<2x8x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x4xf32>
+  %r = wsc.restore_padding %relu, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
+  %zero = arith.constant 0.0 : f32
+  %c0 = tensor.empty() : tensor<f32>
+  %c1 = linalg.fill ins(%zero : f32) outs(%c0 : tensor<f32>) -> tensor<f32>
+  %count = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%y : tensor<2xf32>) outs(%c1 : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  %e2 = tensor.empty() : tensor<2xf32>
+  %scaled = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%y, %count : tensor<2xf32>, tensor<f32>) outs(%e2 : tensor<2xf32>) {
+  ^bb0(%a: f32, %n: f32, %o: f32):
+    %t = arith.divf %a, %n : f32
+    linalg.yield %t : f32
+  } -> tensor<2xf32>
+  return %r, %scaled : tensor<2x8x4xf32>, tensor<2xf32>
+}
+
+// -----
+
 func.func @two_masks(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %m1: tensor<2x8xi1> {wsc.input = 1 : i64},
                      %m2: tensor<2x8xi1> {wsc.input = 2 : i64}) -> (tensor<2x8x4xf32> {wsc.output = 0 : i64}) {
   // expected-note @-2 {{the first mask}}

@@ -53,8 +53,11 @@ private:
 /// partial once the batch is sharded over `systems`) flows back into
 /// per-sample values: only the loss and weight gradients, which SwarmX sums,
 /// may carry such partials. Succeeds trivially for one system. `systems` 0
-/// checks for variable tensor shape, which runs each sample on its own.
-LogicalResult checkShardable(func::FuncOp func, const BatchDims &dims, int64_t systems);
+/// checks for variable tensor shape, which runs each sample on its own, but
+/// only where `runsPerSample` says an op does (the ragged region): elsewhere
+/// a sum over the batch is the whole batch's.
+LogicalResult checkShardable(func::FuncOp func, const BatchDims &dims, int64_t systems,
+                             function_ref<bool(Operation *)> runsPerSample = nullptr);
 
 /// True when `op` is a linalg op that sums over the batch dim of one of its
 /// inputs: once the batch is sharded, its results are per-system partials.

@@ -139,23 +139,22 @@ def _total_weight(ctx, p: _Problem) -> Tensor:
 
 
 def _sum_samples(ctx, per_sample: Tensor, divisor: Tensor = None) -> Tensor:
-    """The sum over all samples, each divided by ``divisor`` first if given."""
+    """The sum over all samples, then divided by ``divisor`` if given (the
+    mean: like eager, one division of the sum; with several systems the sum
+    stays each system's share and only the divisor is all-reduced)."""
     fb = ctx.fb
     rank = per_sample.type.rank
     scalar = TensorType((), "f32")
     init = fb.filled(0.0, scalar, ctx.node.name)
-    inputs = [(per_sample.name, per_sample.type, identity_map(rank))]
-    if divisor is not None:
-        inputs.append((divisor.name, divisor.type, affine_map(rank, [])))
-
-    def body(b):
-        term = b.inputs[0]
-        if divisor is not None:
-            term = b.arith("divf", term, b.inputs[1], "f32")
-        return b.arith("addf", b.out, term, "f32")
-
-    fb.generic(ctx.name, inputs, scalar, ["reduction"] * rank, body, init=init,
-               out_map=affine_map(rank, []))
+    total = ctx.name if divisor is None else fb.fresh(ctx.node.name)
+    fb.generic(total, [(per_sample.name, per_sample.type, identity_map(rank))], scalar,
+               ["reduction"] * rank, lambda b: b.arith("addf", b.out, b.inputs[0], "f32"),
+               init=init, out_map=affine_map(rank, []))
+    if divisor is None:
+        return Tensor(total, scalar)
+    fb.generic(ctx.name, [(total, scalar, affine_map(0, [])),
+                          (divisor.name, divisor.type, affine_map(0, []))], scalar, [],
+               lambda b: b.arith("divf", b.inputs[0], b.inputs[1], "f32"))
     return Tensor(ctx.name, scalar)
 
 
