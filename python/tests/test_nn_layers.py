@@ -92,18 +92,8 @@ def test_trains_like_pytorch(name, systems, mode):
     check(prog, reference, ours, theirs)
 
 
-@pytest.fixture
-def lowered_affine(monkeypatch):
-    """mlir_exec's pipeline with affine lowered once more after
-    --expand-strided-metadata, which turns the grouped convolutions'
-    expand_shape/collapse_shape into affine.apply."""
-    pipeline = list(mlir_exec.PIPELINE)
-    pipeline.insert(pipeline.index("--expand-strided-metadata") + 1, "--lower-affine")
-    monkeypatch.setattr(mlir_exec, "PIPELINE", pipeline)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_exported_step_matches_eager(name, lowered_affine):
+def test_exported_step_matches_eager(name):
     model, x, _ = _case(name)
     loss_fn, y = nn.CrossEntropyLoss(), torch.randint(0, 3, (x.shape[0],))
     text = export_training_step(model, loss_fn, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
