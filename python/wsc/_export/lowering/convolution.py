@@ -42,8 +42,9 @@ def _pair(value, what: str, one_d: bool):
     return tuple(values)
 
 
-def _geometry(x: Tensor, w: Tensor, stride, padding, dilation, groups, output_padding=0):
-    """(Geometry, output_padding pair, whether 1-D), or Unsupported."""
+def _geometry(x: Tensor, w: Tensor, stride, padding, dilation, groups):
+    """(Geometry, whether 1-D), or Unsupported. (A transposed convolution's
+    output_padding shows in its output's shape, which is all it changes.)"""
     if x.type.rank not in (3, 4) or w.type.rank != x.type.rank:
         raise Unsupported(f"{x.type.rank - 2}-D convolution: only 1-D (NCW) and 2-D (NCHW) "
                           "are supported")
@@ -52,7 +53,7 @@ def _geometry(x: Tensor, w: Tensor, stride, padding, dilation, groups, output_pa
     one_d = x.type.rank == 3
     geo = Geometry(_pair(stride, "stride", one_d), _pair(padding, "padding", one_d),
                    _pair(dilation, "dilation", one_d), int(groups))
-    return geo, _pair(output_padding, "output_padding", one_d), one_d
+    return geo, one_d
 
 
 def _as_2d(ctx, t: Tensor, one_d: bool) -> Tensor:
@@ -85,7 +86,7 @@ def _bias_grad(ctx, g: Tensor, hint: str) -> Tensor:
 @lowers(aten.convolution.default)
 def convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
     x, w = ctx.tensor(x), ctx.tensor(w)
-    geo, out_pad, one_d = _geometry(x, w, stride, padding, dilation, groups, output_padding)
+    geo, one_d = _geometry(x, w, stride, padding, dilation, groups)
     x, w = _as_2d(ctx, x, one_d), _as_2d(ctx, w, one_d)
     hint = ctx.node.name
     out = ctx.out_type()
@@ -104,7 +105,7 @@ def convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_p
 def convolution_backward(ctx, g, x, w, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):
     g, x, w = ctx.tensor(g), ctx.tensor(x), ctx.tensor(w)
-    geo, _, one_d = _geometry(x, w, stride, padding, dilation, groups, output_padding)
+    geo, one_d = _geometry(x, w, stride, padding, dilation, groups)
     g, x, w = (_as_2d(ctx, t, one_d) for t in (g, x, w))
     hint = ctx.node.name
     grad_input = grad_weight = grad_bias = None
