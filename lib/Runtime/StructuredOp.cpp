@@ -204,6 +204,53 @@ void storeYield(const RegisterFile &rf, int reg, const Operand &o, int64_t offse
   }
 }
 
+/// A region that yields its one input unchanged (a transpose, a flip, a
+/// broadcast, a strided copy): copied in tight strided loops, the innermost
+/// over the output's unit-stride loop, instead of through the region
+/// interpreter, whose per-row cost dominates short rows (a 3x3 kernel).
+bool tryCopy(const RegionProgram &prog, const BodyOp &op, const std::vector<int64_t> &ext,
+             const std::vector<Operand> &ops) {
+  if (op.numInputs != 1 || ops.size() != 2 || !prog.body().empty() || !prog.setup().empty() ||
+      !prog.captures().empty() || prog.usesIndex() || prog.yieldRegs()[0] != prog.argRegs()[0] ||
+      ops[0].storage != ops[1].storage ||
+      std::any_of(op.isReduction.begin(), op.isReduction.end(), [](bool r) { return r; }))
+    return false;
+  const LinearAccess &in = ops[0].access, &out = ops[1].access;
+  const int L = static_cast<int>(ext.size());
+  int inner = -1;
+  for (int d = 0; d < L; ++d)
+    if (ext[d] > 1 && (inner < 0 || std::llabs(out.stride[d]) < std::llabs(out.stride[inner])))
+      inner = d;
+  const size_t bytes = storageBytes(ops[0].storage);
+  const uint8_t *src = ops[0].data;
+  uint8_t *dst = ops[1].data;
+  const int64_t n = inner < 0 ? 1 : ext[inner];
+  const int64_t si = inner < 0 ? 0 : in.stride[inner], so = inner < 0 ? 0 : out.stride[inner];
+  std::vector<int64_t> idx(L, 0);
+  int64_t a = in.base, o = out.base;
+  while (true) {
+    if (bytes == 4)
+      for (int64_t i = 0; i < n; ++i)
+        reinterpret_cast<float *>(dst)[o + i * so] = reinterpret_cast<const float *>(src)[a + i * si];
+    else
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(dst + (o + i * so) * bytes, src + (a + i * si) * bytes, bytes);
+    int d = L - 1;
+    for (; d >= 0; --d) {
+      if (d == inner || ext[d] <= 1)
+        continue;
+      a += in.stride[d], o += out.stride[d];
+      if (++idx[d] < ext[d])
+        break;
+      a -= in.stride[d] * ext[d], o -= out.stride[d] * ext[d];
+      idx[d] = 0;
+    }
+    if (d < 0)
+      break;
+  }
+  return true;
+}
+
 } // namespace
 
 ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *> &tensors,
@@ -238,6 +285,9 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
                      reinterpret_cast<const float *>(ops[1].data),
                      reinterpret_cast<float *>(ops[2].data)))
     return ExecMode::Blas;
+
+  if (tryCopy(prog, op, ext, ops))
+    return ExecMode::Row;
 
   const Choice choice = choose(prog, ext, op.isReduction, ops, op.numInputs);
   const int lanes = choice.mode == ExecMode::Scalar ? 1 : kLanes;

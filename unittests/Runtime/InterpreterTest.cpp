@@ -217,6 +217,40 @@ TEST(Interpreter, GroupedStridedConvolutionAndWeightGradientOnBlas) {
   EXPECT_EQ(grad.count(ExecMode::Blas), 1);
 }
 
+// A region that yields its input: the input gradient's flipped, transposed
+// convolution weight (w'[c, f, a, b] = w[f, c, 2 - a, 1 - b]) and a
+// broadcast along a new dim, copied in strided loops.
+TEST(Interpreter, FlipTransposeAndBroadcastCopies) {
+  const int F = 3, C = 4, KH = 3, KW = 2;
+  KernelBuilder b;
+  int w = b.param({F, C, KH, KW});
+  int e = b.empty({C, F, KH, KW});
+  json flipH = json::array({json::array({2, -1}), json{{"const", KH - 1}}});
+  json flipW = json::array({json::array({3, -1}), json{{"const", KW - 1}}});
+  int flipped = b.linalg1("linalg.generic", {w}, e, {"parallel", "parallel", "parallel", "parallel"},
+                          {{d(1), d(0), flipH, flipW}, {d(0), d(1), d(2), d(3)}},
+                          [](RegionBuilder &r) { return r.args[0]; });
+  int v = b.param({5});
+  int e2 = b.empty({5, 7});
+  int spread = b.linalg1("linalg.generic", {v}, e2, {"parallel", "parallel"},
+                         {{d(0)}, {d(0), d(1)}}, [](RegionBuilder &r) { return r.args[0]; });
+  Tensor W = randomTensor({F, C, KH, KW}, 31), V = randomTensor({5}, 32);
+  Exec run(b, {flipped, spread}, {W, V});
+  std::vector<float> want(C * F * KH * KW);
+  for (int c = 0; c < C; ++c)
+    for (int f = 0; f < F; ++f)
+      for (int a = 0; a < KH; ++a)
+        for (int k = 0; k < KW; ++k)
+          want[((c * F + f) * KH + a) * KW + k] =
+              W.data<float>()[((f * C + c) * KH + (KH - 1 - a)) * KW + (KW - 1 - k)];
+  expectNear(run.results[0], want, 0);
+  std::vector<float> wantSpread(35);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 7; ++j)
+      wantSpread[i * 7 + j] = V.data<float>()[i];
+  expectNear(run.results[1], wantSpread, 0);
+}
+
 //===-- elementwise and broadcasts -------------------------------------------===//
 
 TEST(Interpreter, BiasAddAndReluBroadcast) {
