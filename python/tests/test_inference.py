@@ -66,8 +66,9 @@ def test_inference_matches_pytorch(name, systems, mode, tmp_path):
 
 @pytest.mark.parametrize("systems", [1, 2, 3])
 def test_resnet_inference_reads_the_running_statistics(systems, tmp_path):
-    """BatchNorm in eval mode normalizes by its buffers, which MemoryX streams
-    like weights (so even one system runs weight streaming)."""
+    """BatchNorm in eval mode normalizes by its buffers: MemoryX streams them
+    like weights on several systems; one wafer keeps them resident
+    (layer pipelined, as mode=auto picks for a model that fits)."""
     torch.manual_seed(0)
     model = ResNet().eval()
     for bn in (m for m in model.modules() if isinstance(m, nn.BatchNorm2d)):
@@ -75,7 +76,7 @@ def test_resnet_inference_reads_the_running_statistics(systems, tmp_path):
         bn.running_var.uniform_(0.5, 2.0)
     x = torch.randn(5, 3, 16, 16)
     got_mode, (out,) = infer(model, (x,), systems, tmp_path)
-    assert got_mode == "weight_streaming"
+    assert got_mode == ("layer_pipelined" if systems == 1 else "weight_streaming")
     with torch.no_grad():
         want = model(x)
     np.testing.assert_allclose(out, want.numpy(), rtol=1e-4, atol=1e-5)
