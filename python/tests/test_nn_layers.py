@@ -6,7 +6,8 @@ Each model trains on the emulator against PyTorch eager (parity.train_both:
 the loss at every step and the final weights at rtol 1e-4) on one and two
 systems streaming weights, and layer-pipelined on one (none has BatchNorm).
 The exported MLIR of every case also runs on upstream MLIR's CPU JIT
-(mlir_exec.py) against eager: loss and gradients after one step.
+(mlir_exec.py) against eager: loss and gradients after one step, and the
+inference forward of a few.
 """
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ import mlir_exec
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
 from parity import check, train_both
 from test_numerics_cnn import _arrays, _eager, state
-from wsc.export import export_training_step, UnsupportedOpError
+from wsc.export import UnsupportedOpError, export_inference, export_training_step
 
 STEPS = 3
 
@@ -104,6 +105,15 @@ def test_exported_step_matches_eager(name):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w.detach().numpy(), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["conv1d_groupnorm", "conv_transpose", "grouped_depthwise"])
+def test_exported_forward_matches_eager(name):
+    model, x, _ = _case(name)
+    got = mlir_exec.run(export_inference(model, x), "forward",
+                        _arrays(state(model)[0]) + [x.numpy()])
+    with torch.no_grad():
+        np.testing.assert_allclose(got[0], model(x).numpy(), rtol=1e-4, atol=1e-6)
 
 
 def test_conv3d_is_refused_naming_the_module():
