@@ -65,9 +65,40 @@ struct LowerLayerPipelinedPass
     };
     if (failed(lowerParamArgs(module, func, declare)) ||
         failed(lowerBufferArgs(func, declareBuffer)) ||
-        failed(lowerStateResults(func, "wsc.grad", updateInPlace)))
+        failed(lowerStateResults(func, "wsc.grad", updateInPlace)) ||
+        failed(lowerStateResults(func, "wsc.buffer_update", assignInPlace)))
       return failure();
-    return lowerStateResults(func, "wsc.buffer_update", assignInPlace);
+    updateAfterLastRead(func);
+    return success();
+  }
+
+  /// An in-place update must not change what a later kernel reads: a
+  /// parameter's gradient can be ready before its last reader runs (a
+  /// 1-D input's gradient through a Linear is computed after the weight's).
+  /// Each update moves after the last kernel reading the same state, the
+  /// updates keeping their relative order.
+  void updateAfterLastRead(func::FuncOp func) {
+    Block &body = func.getBody().front();
+    DenseMap<StringAttr, Operation *> lastReader;
+    for (auto read : body.getOps<WeightOp>())
+      for (Operation *user : read->getUsers()) {
+        Operation *&last = lastReader[read.getParamAttr().getAttr()];
+        if (!last || last->isBeforeInBlock(user))
+          last = user;
+      }
+    SmallVector<Operation *> updates;
+    for (Operation &op : body)
+      if (llvm::isa<WaferUpdateOp, WaferAssignOp>(op))
+        updates.push_back(&op);
+    for (Operation *update : llvm::reverse(updates)) {
+      auto name = llvm::cast<FlatSymbolRefAttr>(
+          update->getAttr(llvm::isa<WaferUpdateOp>(update) ? "param" : "buffer"));
+      Operation *last = lastReader.lookup(name.getAttr());
+      if (last && update->isBeforeInBlock(last)) {
+        LLVM_DEBUG(llvm::dbgs() << "update of " << name << " moves after its last reader\n");
+        update->moveAfter(last);
+      }
+    }
   }
 
   /// Every kernel using parameter or buffer `arg` reads the resident copy in

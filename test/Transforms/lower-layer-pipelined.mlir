@@ -109,3 +109,29 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
     return %x : tensor<2xf32>
   }
 }
+
+// -----
+
+// The weight's gradient is ready (kernel "fc.bwd.0") before the last kernel
+// reading the weight ("fc.bwd.1", the input's gradient): the in-place update
+// waits for that reader.
+// SPLIT-LABEL: func.func @update_after_last_read
+// SPLIT: wsc.kernel "fc.bwd.0"
+// SPLIT-NOT: wsc.wafer.update
+// SPLIT: wsc.kernel "fc.bwd.1"
+// SPLIT: wsc.wafer.update @w(%{{.*}}) : tensor<2xf32>
+// SPLIT-NEXT: return
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @update_after_last_read(%w: tensor<2xf32> {wsc.param = "w"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.grad = "w"}) {
+    %g = wsc.kernel "fc.bwd.0" layer("fc") phase(<backward>) (%x) : (tensor<4x2xf32>) -> tensor<2xf32> {
+    ^bb0(%a: tensor<4x2xf32>):
+      %e = tensor.empty() : tensor<2xf32>
+      wsc.yield %e : tensor<2xf32>
+    }
+    %dx = wsc.kernel "fc.bwd.1" layer("fc") phase(<backward>) (%w) : (tensor<2xf32>) -> tensor<2xf32> {
+    ^bb0(%b: tensor<2xf32>):
+      wsc.yield %b : tensor<2xf32>
+    }
+    return %dx, %g : tensor<2xf32>, tensor<2xf32>
+  }
+}
