@@ -155,9 +155,9 @@ def _layer_forward(module: nn.RNNBase, where: str, input, hx, model_inputs):
 
     output = layer_input
     if lstm:
-        hidden = (_stack([h for h, _ in finals]), _stack([c for _, c in finals]))
+        hidden = (torch.stack([h for h, _ in finals]), torch.stack([c for _, c in finals]))
     else:
-        hidden = _stack(finals)
+        hidden = torch.stack(finals)
     if not batched:
         output = output.squeeze(batch_dim)
         hidden = tuple(t.squeeze(1) for t in hidden) if lstm else hidden.squeeze(1)
@@ -200,12 +200,7 @@ def _run_direction(module, layer, direction, xs, state, time_dim):
     for t in (reversed(steps) if direction else steps):
         state = _step(module.mode, gi.select(time_dim, t), state, w_hh, b_hh, w_hr)
         outputs[t] = state[0] if module.mode == "LSTM" else state
-    return _stack(outputs, time_dim), state
-
-
-def _stack(tensors, dim=0):
-    # torch.stack traces to aten.stack, which has no lowering; cat of unsqueezes does.
-    return torch.cat([t.unsqueeze(dim) for t in tensors], dim)
+    return torch.stack(outputs, time_dim), state
 
 
 # ---------------------------------------------------------- cell modules
