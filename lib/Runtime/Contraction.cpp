@@ -80,23 +80,23 @@ std::optional<int64_t> mergedStride(const LinearAccess &x, const std::vector<int
   return x.stride[dims.back()];
 }
 
-/// Visits every (row, col) of the rows x cols matrix that `rowDims` and
-/// `colDims` of `x` index, with the element's offset in `x` (from `base`).
+/// Visits the elements of `x` that `outerDims` then `innerDims` index, in
+/// row-major order over those dims: `f(flat, offset)` with the element's
+/// position in that order and its offset in `x` (from `base`).
 template <typename F>
 void forEachElement(const LinearAccess &x, const std::vector<int64_t> &ext,
-                    const std::vector<int> &rowDims, const std::vector<int> &colDims,
+                    const std::vector<int> &outerDims, const std::vector<int> &innerDims,
                     int64_t base, F f) {
-  std::vector<int> dims = rowDims;
-  dims.insert(dims.end(), colDims.begin(), colDims.end());
+  std::vector<int> dims = outerDims;
+  dims.insert(dims.end(), innerDims.begin(), innerDims.end());
   const int D = static_cast<int>(dims.size());
-  const int64_t cols = extentOf(ext, colDims);
   const int64_t inner = D ? ext[dims.back()] : 1, innerStride = D ? x.stride[dims.back()] : 0;
   std::vector<int64_t> idx(D, 0);
   int64_t offset = base, flat = 0;
   const int64_t total = extentOf(ext, dims);
   while (flat < total) {
     for (int64_t i = 0; i < inner; ++i, ++flat)
-      f(flat / cols, flat % cols, offset + i * innerStride);
+      f(flat, offset + i * innerStride);
     int k = D - 2;
     for (; k >= 0; --k) {
       offset += x.stride[dims[k]];
@@ -128,8 +128,17 @@ MatrixView viewOrPack(const LinearAccess &x, const float *data, int64_t base,
       return {data + base, *l};
   scratch.resize(rows * cols);
   float *out = scratch.data();
-  forEachElement(x, ext, rowDims, colDims, base,
-                 [&](int64_t r, int64_t c, int64_t off) { out[r * cols + c] = data[off]; });
+  auto copy = [&](int64_t flat, int64_t off) { out[flat] = data[off]; };
+  // Pack with the longer innermost run in the inner loop: an im2col's
+  // rows (.., ow) run longer than its columns (.., kw), so it is packed
+  // column-major.
+  const int64_t rowRun = rowDims.empty() ? 1 : ext[rowDims.back()];
+  const int64_t colRun = colDims.empty() ? 1 : ext[colDims.back()];
+  if (rowRun > colRun) {
+    forEachElement(x, ext, colDims, rowDims, base, copy);
+    return {out, MatrixLayout{true, std::max<int64_t>(rows, 1)}};
+  }
+  forEachElement(x, ext, rowDims, colDims, base, copy);
   return {out, MatrixLayout{false, std::max<int64_t>(cols, 1)}};
 }
 
@@ -167,7 +176,7 @@ bool groupedContraction(const std::vector<int64_t> &ext, const LoopRoles &r,
                 out, static_cast<int>(ldc));
     if (!cl)
       forEachElement(c, ext, r.m, r.n, oc,
-                     [&](int64_t i, int64_t j, int64_t off) { cData[off] += tmp[i * N + j]; });
+                     [&](int64_t flat, int64_t off) { cData[off] += tmp[flat]; });
     int k = static_cast<int>(r.batch.size()) - 1;
     for (; k >= 0; --k) {
       const int d = r.batch[k];
