@@ -9,9 +9,15 @@
 //   5. any other op fuses with its first consumer (prologue), which covers
 //      the backward ops and forward ops with no producer kernel;
 //   6. an op that feeds only steps of their own (below) fuses with its
-//      latest producer.
+//      latest producer;
+//   7. any op still left (it touches no parameter, and no kernel is among
+//      its producers or consumers: an op on the inputs alone that feeds
+//      only the results, or a whole program with no parameter) joins the
+//      `stateless` kernel of its phase.
 // Constants and parameter-only chains are rematerialised in every kernel
-// that uses them: weights never live on the wafer between kernels.
+// that uses them: weights never live on the wafer between kernels. One that
+// is also a result of the function (a returned constant, a returned weight
+// transpose) is computed by a kernel too, under the rules above.
 //
 // Variable tensor shape's strip_padding and restore_padding ops and SwarmX
 // all-reduces (synchronized batch statistics) stay between kernels, as steps
@@ -160,12 +166,19 @@ LogicalResult KernelFormer::classifyValues() {
       for (Value result : op.getResults())
         rematParams[result] = params;
   }
-  // A buffer's update is computed on the wafer, in its layer's kernel.
+  // A buffer's update is computed on the wafer, in its layer's kernel, and
+  // so is every other result: a kernel yields it.
   Operation *returnOp = func.getBody().front().getTerminator();
   for (auto [i, value] : llvm::enumerate(returnOp->getOperands())) {
     auto name = func.getResultAttrOfType<StringAttr>(i, "wsc.buffer_update");
-    if (!name)
+    if (!name) {
+      // (A gradient that needs no batch is an error, found below.)
+      Operation *def = value.getDefiningOp();
+      if (def && !func.getResultAttr(i, "wsc.grad"))
+        for (Value result : def->getResults())
+          rematParams.erase(result);
       continue;
+    }
     Operation *def = value.getDefiningOp();
     if (!def || !def->getParentOp() || def->getBlock() != returnOp->getBlock())
       return func.emitError("update of buffer '")
@@ -339,9 +352,10 @@ LogicalResult KernelFormer::assignOps() {
       if (consider(user))
         for (Operation *next : user->getUsers())
           consider(next);
-    if (!plan)
-      return op->emitOpError("cannot be placed in a kernel: it touches no "
-                             "parameter and feeds no kernel");
+    if (!plan) {
+      bool isForward = forward.contains(op);
+      plan = &planFor("stateless", isForward ? KernelPhase::Forward : KernelPhase::Backward);
+    }
     kernelOf[op] = plan;
   }
   for (Operation *op : order) {

@@ -2,12 +2,15 @@
 //
 // torch-mlir's LINALG_ON_TENSORS output carries no wsc attributes and keeps
 // its weights in the IR (constants, dense_resource blobs, ml_program
-// globals). This pass gives such a function the exporter's interface
+// globals); other exporters (JAX, HEIR) pass them as function arguments.
+// This pass gives such a function the exporter's interface
 // (docs/ExportedIR.md): inputs, outputs, and the weights as `wsc.param`
-// arguments whose values ride along as `wsc.initial_value`.
+// arguments, the ones lifted from the IR with their values as
+// `wsc.initial_value`.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModelInputs.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,6 +22,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSet.h"
 
 #define DEBUG_TYPE "wsc-import-torch-mlir"
@@ -108,8 +113,10 @@ public:
   LogicalResult run();
 
 private:
+  void foldShapeArithmetic();
+  LogicalResult checkSignature();
   LogicalResult checkOps();
-  LogicalResult markInterface();
+  LogicalResult markInterface(unsigned numArgs);
   LogicalResult liftGlobal(Operation *load, ml_program::GlobalOp global);
   LogicalResult importConstant(arith::ConstantOp constant);
   /// The parameter argument for `key` (a global or a constant's value),
@@ -124,6 +131,16 @@ private:
   llvm::StringSet<> names;
   unsigned unnamedConstants = 0;
 };
+
+/// A constant only ever used as the init (`outs`) of destination-style ops
+/// is an accumulator's starting value (zeros, -inf), not a weight.
+bool onlyInitializes(arith::ConstantOp constant) {
+  return !constant->use_empty() &&
+         llvm::all_of(constant->getUses(), [](OpOperand &use) {
+           auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+           return dps && dps.isDpsInit(&use);
+         });
+}
 
 LogicalResult Importer::checkOps() {
   for (Operation &op : func.getBody().getOps()) {
@@ -145,22 +162,82 @@ LogicalResult Importer::checkOps() {
   return success();
 }
 
-LogicalResult Importer::markInterface() {
-  Builder b(func.getContext());
+/// torch-mlir and IREE write some pads with SSA amounts (`low[%c0, %c1]`)
+/// and a dynamic result that a cast makes static again. Folding the scalar
+/// arithmetic, the pads, casts, empties and dims, and nothing else (a
+/// folded reshape of a weight would lose the weight's name), makes them
+/// static before they are checked.
+void Importer::foldShapeArithmetic() {
+  MLIRContext *ctx = func.getContext();
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front().without_terminator()) {
+    bool scalar = op.getNumResults() == 1 && !llvm::isa<ShapedType>(op.getResult(0).getType());
+    if (llvm::isa<tensor::PadOp, tensor::CastOp, tensor::EmptyOp, tensor::DimOp>(op) ||
+        (scalar && llvm::isa<arith::ArithDialect>(op.getDialect())))
+      ops.push_back(&op);
+  }
+  if (ops.empty())
+    return;
+  RewritePatternSet patterns(ctx);
+  for (StringRef name : {tensor::PadOp::getOperationName(), tensor::CastOp::getOperationName(),
+                         tensor::EmptyOp::getOperationName(), tensor::DimOp::getOperationName()})
+    RegisteredOperationName::lookup(name, ctx)->getCanonicalizationPatterns(patterns, ctx);
+  for (RegisteredOperationName op : ctx->getRegisteredOperationsByDialect("arith"))
+    op.getCanonicalizationPatterns(patterns, ctx);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
+LogicalResult Importer::checkSignature() {
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto tensor = llvm::dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape() || tensor.getRank() == 0)
       return func.emitError("argument #")
-             << i << " has type " << type << "; a model input must be a static tensor "
-             << "whose dim 0 is the batch";
-    func.setArgAttr(i, "wsc.input", b.getI64IntegerAttr(i));
+             << i << " has type " << type << "; an argument must be a static tensor of "
+             << "rank >= 1: a model input (dim 0 the batch) or a weight";
   }
-  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
     if (!llvm::isa<RankedTensorType>(type) || !isStatic(type))
       return func.emitError("result #")
              << i << " has type " << type << "; a model output must be a static tensor";
-    func.setResultAttr(i, "wsc.output", b.getI64IntegerAttr(i));
+  return success();
+}
+
+/// The first `numArgs` arguments are the function's own: each is a model
+/// input or a weight (ModelInputs.h), the others were lifted from the IR.
+LogicalResult Importer::markInterface(unsigned numArgs) {
+  Builder b(func.getContext());
+  llvm::SmallBitVector inputs = mlir::wsc::findModelInputs(func, numArgs);
+  if (inputs.none() && numArgs) {
+    InFlightDiagnostic diag = func.emitError("cannot tell the model inputs from the weights: ")
+                              << "no argument carries the batch (its dim 0) to dim 0 of a "
+                              << "result; wsc needs the batch in dim 0 of every input and "
+                              << "output";
+    for (unsigned i = 0; i < numArgs; ++i)
+      diag.attachNote(func.getArgument(i).getLoc())
+          << "argument #" << i << " (" << func.getArgument(i).getType() << ") would be a weight";
+    return diag;
   }
+  int64_t nextInput = 0;
+  for (unsigned i = 0; i < numArgs; ++i) {
+    if (inputs[i]) {
+      func.setArgAttr(i, "wsc.input", b.getI64IntegerAttr(nextInput++));
+      continue;
+    }
+    Type type = func.getArgument(i).getType();
+    if (!llvm::cast<RankedTensorType>(type).getElementType().isF32())
+      return func.emitError("argument #")
+             << i << " (" << type << ") carries no batch to a result, so it is a weight, "
+             << "but weights become MemoryX parameters, which are f32";
+    // Its values come from wsc-run's --weights file.
+    std::string name = ("arg" + Twine(i)).str();
+    for (unsigned n = 1; !names.insert(name).second; ++n)
+      name = ("arg" + Twine(i) + "_" + Twine(n)).str();
+    func.setArgAttr(i, "wsc.param", b.getStringAttr(name));
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    func.setResultAttr(i, "wsc.output", b.getI64IntegerAttr(i));
   return success();
 }
 
@@ -227,8 +304,8 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
   }
   auto dense = llvm::dyn_cast<DenseElementsAttr>(value);
   bool weight = llvm::isa<FloatType>(type.getElementType()) &&
-                type.getNumElements() >= minParamElements && !(dense && dense.isSplat()) &&
-                (dense || resource);
+                type.getNumElements() >= minParamElements && (dense || resource) &&
+                !onlyInitializes(constant);
   if (!weight) {
     // The runtime reads `dense` constants; a small blob is copied into one.
     if (resource)
@@ -238,13 +315,16 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
   if (!type.getElementType().isF32())
     return constant.emitOpError("is a weight of ")
            << type << "; weights become MemoryX parameters, which are f32";
-  // A value used twice is lifted, and named, once.
+  // A value used twice is lifted, and named, once. Not so a splat: files
+  // that strip their weights write every layer's as one (dense<1.0>), and
+  // equal splats say nothing about a shared weight.
+  Attribute key = dense && dense.isSplat() ? DistinctAttr::create(value) : value;
   std::string name;
-  if (!params.contains(value))
+  if (!params.contains(key))
     name = resource ? resource.getRawHandle().getKey().str()
                     : "const" + std::to_string(unnamedConstants++);
   FailureOr<BlockArgument> arg =
-      paramFor(value, name, llvm::cast<ElementsAttr>(value), constant.getLoc());
+      paramFor(key, name, llvm::cast<ElementsAttr>(value), constant.getLoc());
   if (failed(arg))
     return failure();
   constant.getResult().replaceAllUsesWith(*arg);
@@ -256,8 +336,12 @@ LogicalResult Importer::run() {
   if (!func.getBody().hasOneBlock())
     return func.emitError("has ") << func.getBlocks().size()
                                   << " blocks; wsc imports single-block functions";
-  if (failed(checkOps()) || failed(markInterface()))
+  if (failed(checkSignature()))
     return failure();
+  foldShapeArithmetic();
+  if (failed(checkOps()))
+    return failure();
+  const unsigned numArgs = func.getNumArguments();
   // In program order, so that parameters are numbered as they are used.
   WalkResult result = func.walk([&](Operation *op) {
     LogicalResult imported = success();
@@ -271,7 +355,9 @@ LogicalResult Importer::run() {
     }
     return failed(imported) ? WalkResult::interrupt() : WalkResult::advance();
   });
-  return failure(result.wasInterrupted());
+  if (result.wasInterrupted())
+    return failure();
+  return markInterface(numArgs);
 }
 
 struct ImportTorchMlirPass

@@ -19,8 +19,42 @@ using namespace mlir;
 
 namespace {
 
+/// torch-mlir and IREE write pad amounts as SSA constants (`low[%c0, %c1]`),
+/// which upstream's canonicalizer leaves alone when the result type is
+/// already static; the decomposition needs them as attributes.
+struct FoldConstantPadAmounts : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::PadOp pad, PatternRewriter &rewriter) const override {
+    // The mixed lists hold a constant amount as an attribute already.
+    SmallVector<OpFoldResult> low = pad.getMixedLowPad(), high = pad.getMixedHighPad();
+    auto dynamic = [](ArrayRef<OpFoldResult> amounts) {
+      return llvm::count_if(amounts, [](OpFoldResult a) { return llvm::isa<Value>(a); });
+    };
+    if (size_t(dynamic(low) + dynamic(high)) == pad.getLow().size() + pad.getHigh().size())
+      return failure();
+    auto replacement = tensor::PadOp::create(rewriter, pad.getLoc(), pad.getResultType(),
+                                             pad.getSource(), low, high, pad.getNofold());
+    rewriter.inlineRegionBefore(pad.getRegion(), replacement.getRegion(),
+                                replacement.getRegion().end());
+    rewriter.replaceOp(pad, replacement.getResult());
+    return success();
+  }
+};
+
+/// The assert checks a value the kernel computes from its data (torch-mlir's
+/// embedding checks each token id this way): it stays, and the runtime
+/// evaluates it per element (docs/ScheduleFormat.md, "Kernel body ops").
+bool isRuntimeCheck(cf::AssertOp assert) {
+  return llvm::isa<linalg::LinalgOp>(assert->getParentOp());
+}
+
 struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
   void runOnOperation() override {
+    RewritePatternSet padAmounts(&getContext());
+    padAmounts.add<FoldConstantPadAmounts>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(padAmounts))))
+      return signalPassFailure();
     // Kernels run static shapes: check every pad before rewriting any.
     WalkResult result = getOperation().walk([](tensor::PadOp pad) {
       bool dynamic = !pad.getResultType().hasStaticShape() ||
@@ -42,14 +76,18 @@ struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
     cf::AssertOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    // An assert left could fail at run time, which kernels cannot check.
+    // An assert left outside a kernel body could fail at run time, where
+    // nothing would check it.
     result = getOperation().walk([](cf::AssertOp assert) {
-      if (matchPattern(assert.getArg(), m_Zero()))
+      if (matchPattern(assert.getArg(), m_Zero())) {
         assert.emitOpError("always fails: '") << assert.getMsg() << "'";
-      else
-        assert.emitOpError("has a condition that is not a compile-time constant; wsc "
-                           "checks only static shapes ('")
-            << assert.getMsg() << "')";
+        return WalkResult::interrupt();
+      }
+      if (isRuntimeCheck(assert))
+        return WalkResult::advance();
+      assert.emitOpError("has a condition that is not a compile-time constant and is "
+                         "outside a linalg body, where the runtime cannot check it ('")
+          << assert.getMsg() << "')";
       return WalkResult::interrupt();
     });
     if (result.wasInterrupted())

@@ -10,6 +10,11 @@ using namespace mlir;
 using namespace mlir::wsc;
 
 void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // Private helpers (JAX/StableHLO exports, TF outlining) are inlined into
+  // their callers and then dropped. The inliner's own cleanup is turned
+  // off: it would canonicalize, which must wait for the import (below).
+  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+  pm.addPass(createSymbolDCEPass());
   // Before any folding: the canonicalizer would fold reshapes of constant
   // weights into new constants that lose their names.
   pm.addPass(createWSCImportTorchMlir(

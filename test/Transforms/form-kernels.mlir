@@ -78,16 +78,51 @@ func.func @effects(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {w
 
 // -----
 
-// An output that depends on no parameter has no kernel to join.
-func.func @no_layer(%x: tensor<2x2xf32> {wsc.input = 0 : i64}) -> (tensor<2x2xf32> {wsc.output = 0 : i64}) {
+// A program with no parameter at all: every op joins the stateless kernel.
+// SPLIT-LABEL: func.func @no_layer
+// SPLIT: %[[K:.*]] = wsc.kernel "stateless.fwd" layer("stateless") phase(<forward>) (%{{.*}})
+// SPLIT: arith.negf
+// SPLIT: tensor.collapse_shape
+// SPLIT: return %[[K]]
+func.func @no_layer(%x: tensor<2x2xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
   %e = tensor.empty() : tensor<2x2xf32>
-  // expected-error @+1 {{cannot be placed in a kernel: it touches no parameter and feeds no kernel}}
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) {
   ^bb0(%in: f32, %out: f32):
     %n = arith.negf %in : f32
     linalg.yield %n : f32
   } -> tensor<2x2xf32>
-  return %r : tensor<2x2xf32>
+  %c = tensor.collapse_shape %r [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// Next to a layer: a trailing ReLU fuses with it (epilogue); a copy of the
+// input into a result, a standalone collapse_shape of the input and a
+// returned constant reach no kernel and form the stateless kernel; a
+// returned weight transpose is computed in its weight's kernel.
+// SPLIT-LABEL: func.func @beside_a_layer
+// SPLIT: %[[FC:.*]]:2 = wsc.kernel "fc.fwd" layer("fc") phase(<forward>) (%{{.*}}, %{{.*}})
+// SPLIT:   linalg.matmul
+// SPLIT:   arith.maximumf
+// SPLIT:   linalg.transpose
+// SPLIT: %[[S:.*]]:3 = wsc.kernel "stateless.fwd" layer("stateless") phase(<forward>) (%{{.*}})
+// SPLIT:   linalg.copy
+// SPLIT:   tensor.collapse_shape
+// SPLIT:   arith.constant dense<{{.*}}> : tensor<3xf32>
+// SPLIT: return %[[FC]]#0, %[[S]]#0, %[[S]]#1, %[[S]]#2, %[[FC]]#1
+func.func @beside_a_layer(%w: tensor<2x2xf32> {wsc.param = "fc.weight"}, %x: tensor<2x2xf32> {wsc.input = 0 : i64})
+    -> (tensor<2x2xf32> {wsc.output = 0 : i64}, tensor<2x2xf32> {wsc.output = 1 : i64}, tensor<4xf32> {wsc.output = 2 : i64}, tensor<3xf32> {wsc.output = 3 : i64}, tensor<2x2xf32> {wsc.output = 4 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %relu = linalg.map { arith.maximumf } ins(%y, %f : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>)
+  %copy = linalg.copy ins(%x : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %flat = tensor.collapse_shape %x [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
+  %c = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %wt = linalg.transpose ins(%w : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) permutation = [1, 0]
+  return %relu, %copy, %flat, %c, %wt : tensor<2x2xf32>, tensor<2x2xf32>, tensor<4xf32>, tensor<3xf32>, tensor<2x2xf32>
 }
 
 // -----

@@ -3,24 +3,27 @@
 // Inputs and outputs are marked; weights of at least 4 elements become
 // parameters carrying their values: a dense_resource (named by its key,
 // used twice, lifted once), a dense constant (const0), an immutable and a
-// mutable global (named by their symbols). A splat and a small blob stay
-// constants, the blob as dense. Globals no longer read are erased, and so is
-// one never read (torch-mlir's @global_seed).
+// mutable global (named by their symbols), a splat (const1: stripped
+// weights are splats). A splat used only as an accumulator's init and a
+// small blob stay constants, the blob as dense. Globals no longer read are
+// erased, and so is one never read (torch-mlir's @global_seed).
 // CHECK-NOT: ml_program.global
 // CHECK-LABEL: func.func @forward(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<2x4xf32> {wsc.input = 0 : i64}
 // CHECK-SAME: %[[R:[^:]*]]: tensor<4x4xf32> {wsc.initial_value = dense_resource<torch_tensor_4_4_torch.float32> : tensor<4x4xf32>, wsc.param = "torch_tensor_4_4_torch.float32"}
 // CHECK-SAME: %[[C:[^:]*]]: tensor<4x4xf32> {wsc.initial_value = dense<{{.*}}> : tensor<4x4xf32>, wsc.param = "const0"}
+// CHECK-SAME: %[[S:[^:]*]]: tensor<4x4xf32> {wsc.initial_value = dense<1.000000e+00> : tensor<4x4xf32>, wsc.param = "const1"}
 // CHECK-SAME: %[[G1:[^:]*]]: tensor<4x4xf32> {wsc.initial_value = dense<2.000000e+00> : tensor<4x4xf32>, wsc.param = "w1"}
 // CHECK-SAME: %[[G2:[^:]*]]: tensor<4x4xf32> {wsc.initial_value = dense_resource<torch_tensor_4_4_torch.float32_1> : tensor<4x4xf32>, wsc.param = "w2"})
 // CHECK-SAME: -> (tensor<2x4xf32> {wsc.output = 0 : i64}, tensor<2x4xf32> {wsc.output = 1 : i64})
-// CHECK: arith.constant dense<1.000000e+00> : tensor<4x4xf32>
 // CHECK: arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK: %[[ACC:.*]] = arith.constant dense<0.000000e+00> : tensor<2x4xf32>
 // CHECK: linalg.matmul ins(%[[X]], %[[R]] :
 // CHECK: linalg.matmul ins(%{{.*}}, %[[R]] :
 // CHECK: linalg.matmul ins(%{{.*}}, %[[C]] :
 // CHECK: linalg.matmul ins(%{{.*}}, %[[G1]] :
 // CHECK: linalg.matmul ins(%{{.*}}, %[[G2]] :
+// CHECK: linalg.matmul ins(%{{.*}}, %[[S]] : {{.*}}) outs(%[[ACC]] :
 module {
   ml_program.global private @w1(dense<2.0> : tensor<4x4xf32>) : tensor<4x4xf32>
   ml_program.global private mutable @w2(dense_resource<torch_tensor_4_4_torch.float32_1> : tensor<4x4xf32>) : tensor<4x4xf32>
@@ -31,6 +34,7 @@ module {
     %c = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]]> : tensor<4x4xf32>
     %splat = arith.constant dense<1.0> : tensor<4x4xf32>
     %small = arith.constant dense_resource<torch_tensor_2_torch.float32> : tensor<2xf32>
+    %acc = arith.constant dense<0.0> : tensor<2x4xf32>
     %g1 = ml_program.global_load_const @w1 : tensor<4x4xf32>
     %g2 = ml_program.global_load @w2 : tensor<4x4xf32>
     %zero = arith.constant 0.0 : f32
@@ -41,7 +45,7 @@ module {
     %2 = linalg.matmul ins(%1, %c : tensor<2x4xf32>, tensor<4x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
     %3 = linalg.matmul ins(%2, %g1 : tensor<2x4xf32>, tensor<4x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
     %4 = linalg.matmul ins(%3, %g2 : tensor<2x4xf32>, tensor<4x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
-    %5 = linalg.matmul ins(%4, %splat : tensor<2x4xf32>, tensor<4x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
+    %5 = linalg.matmul ins(%4, %splat : tensor<2x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<2x4xf32>) -> tensor<2x4xf32>
     %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1 floordiv 2)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%5, %small : tensor<2x4xf32>, tensor<2xf32>) outs(%e : tensor<2x4xf32>) {
     ^bb0(%a: f32, %b: f32, %o: f32):
       %s = arith.addf %a, %b : f32
@@ -83,18 +87,19 @@ func.func @forward(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
-// expected-error @+1 {{argument #0 has type 'tensor<?x4xf32>'; a model input must be a static tensor whose dim 0 is the batch}}
+// expected-error @+1 {{argument #0 has type 'tensor<?x4xf32>'; an argument must be a static tensor of rank >= 1: a model input (dim 0 the batch) or a weight}}
 func.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   return %x : tensor<?x4xf32>
 }
 
 // -----
 
-func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x1x4xf32> {
   // expected-error @+1 {{'tensor.cast' op has a dynamic shape ('tensor<?x4xf32>'); wsc compiles static shapes only}}
   %d = tensor.cast %x : tensor<2x4xf32> to tensor<?x4xf32>
-  %s = tensor.cast %d : tensor<?x4xf32> to tensor<2x4xf32>
-  return %s : tensor<2x4xf32>
+  %e = tensor.expand_shape %d [[0], [1, 2]] output_shape [2, 1, 4] : tensor<?x4xf32> into tensor<?x1x4xf32>
+  %s = tensor.cast %e : tensor<?x1x4xf32> to tensor<2x1x4xf32>
+  return %s : tensor<2x1x4xf32>
 }
 
 // -----
@@ -196,4 +201,115 @@ func.func @forward(%x: tensor<2x4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'ml_program.global_load_const' op reads 'tensor<4xf32>' from a global of 'tensor<2x2xf32>'}}
   %w = ml_program.global_load_const @w : tensor<4xf32>
   return %w : tensor<4xf32>
+}
+
+// -----
+
+// A JAX export passes its weights as arguments next to the data: the
+// argument whose dim 0 carries the batch to dim 0 of the result is the
+// input, the others are weights named by their position, with no value
+// (wsc-run's --weights file gives them). Inputs are numbered among
+// themselves; the exporter's own attributes stay.
+// CHECK-LABEL: func.func public @main(
+// CHECK-SAME: %{{[^:]*}}: tensor<8x4xf32> {mhlo.sharding = "{replicated}", wsc.param = "arg0"}
+// CHECK-SAME: %{{[^:]*}}: tensor<8xf32> {mhlo.sharding = "{replicated}", wsc.param = "arg1"}
+// CHECK-SAME: %{{[^:]*}}: tensor<2x4xf32> {wsc.input = 0 : i64}
+// CHECK-SAME: -> (tensor<2x8xf32> {jax.result_info = "result[0]", wsc.output = 0 : i64})
+// CHECK-NOT: wsc.initial_value
+module @jit_mlp attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<8x4xf32> {mhlo.sharding = "{replicated}"}, %arg1: tensor<8xf32> {mhlo.sharding = "{replicated}"}, %arg2: tensor<2x4xf32>) -> (tensor<2x8xf32> {jax.result_info = "result[0]"}) {
+    %0 = tensor.empty() : tensor<4x8xf32>
+    %transposed = linalg.transpose ins(%arg0 : tensor<8x4xf32>) outs(%0 : tensor<4x8xf32>) permutation = [1, 0]
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = tensor.empty() : tensor<2x8xf32>
+    %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<2x8xf32>) -> tensor<2x8xf32>
+    %3 = linalg.matmul ins(%arg2, %transposed : tensor<2x4xf32>, tensor<4x8xf32>) outs(%2 : tensor<2x8xf32>) -> tensor<2x8xf32>
+    %broadcasted = linalg.broadcast ins(%arg1 : tensor<8xf32>) outs(%1 : tensor<2x8xf32>) dimensions = [0]
+    %mapped = linalg.map { arith.addf } ins(%3, %broadcasted : tensor<2x8xf32>, tensor<2x8xf32>) outs(%1 : tensor<2x8xf32>)
+    return %mapped : tensor<2x8xf32>
+  }
+}
+
+// -----
+
+// Two inputs (the image, through a pad, and a per-sample scale) and a
+// filter given as an argument before them.
+// CHECK-LABEL: func.func @two_inputs(
+// CHECK-SAME: %{{[^:]*}}: tensor<4x1x3x3xf32> {wsc.param = "arg0"}
+// CHECK-SAME: %{{[^:]*}}: tensor<2x1x6x6xf32> {wsc.input = 0 : i64}
+// CHECK-SAME: %{{[^:]*}}: tensor<2xf32> {wsc.input = 1 : i64}
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0)>
+func.func @two_inputs(%w: tensor<4x1x3x3xf32>, %x: tensor<2x1x6x6xf32>, %s: tensor<2xf32>) -> tensor<2x4x6x6xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %cst : f32
+  } : tensor<2x1x6x6xf32> to tensor<2x1x8x8xf32>
+  %0 = tensor.empty() : tensor<2x4x6x6xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%padded, %w : tensor<2x1x8x8xf32>, tensor<4x1x3x3xf32>) outs(%1 : tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %3 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2, %s : tensor<2x4x6x6xf32>, tensor<2xf32>) outs(%0 : tensor<2x4x6x6xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %4 = arith.mulf %in, %in_0 : f32
+    linalg.yield %4 : f32
+  } -> tensor<2x4x6x6xf32>
+  return %3 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+// torch-mlir pads by SSA amounts (from i64 constants) into a dynamic type
+// and casts back: the shape arithmetic folds before the checks, and the pad
+// gets the static type (wsc-legalize folds the amounts).
+// CHECK-LABEL: func.func @ssa_pad(
+// CHECK: %[[P:.*]] = tensor.pad
+// CHECK: } : tensor<2x3x4x4xf32> to tensor<2x3x6x8xf32>
+// CHECK-NOT: tensor.cast
+// CHECK: return %[[P]]
+func.func @ssa_pad(%arg0: tensor<2x3x4x4xf32>) -> tensor<2x3x6x8xf32> {
+  %int1 = arith.constant 1 : i64
+  %int2 = arith.constant 2 : i64
+  %c0 = arith.constant 0 : index
+  %0 = arith.index_cast %int1 : i64 to index
+  %1 = arith.index_cast %int2 : i64 to index
+  %cst = arith.constant 0.000000e+00 : f32
+  %padded = tensor.pad %arg0 low[%c0, %c0, %0, %1] high[%c0, %c0, %0, %1] {
+  ^bb0(%arg1: index, %arg2: index, %arg3: index, %arg4: index):
+    tensor.yield %cst : f32
+  } : tensor<2x3x4x4xf32> to tensor<?x?x?x?xf32>
+  %cast = tensor.cast %padded : tensor<?x?x?x?xf32> to tensor<2x3x6x8xf32>
+  return %cast : tensor<2x3x6x8xf32>
+}
+
+// -----
+
+// The result has no batch in dim 0 (it sums over the argument's dim 0).
+// expected-error @+2 {{cannot tell the model inputs from the weights: no argument carries the batch (its dim 0) to dim 0 of a result; wsc needs the batch in dim 0 of every input and output}}
+// expected-note @+1 {{argument #0 ('tensor<4x3xf32>') would be a weight}}
+func.func @forward(%x: tensor<4x3xf32>) -> tensor<3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x3xf32>) outs(%f : tensor<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = arith.addf %in, %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// An integer argument that carries no batch would be a weight.
+// expected-error @+1 {{argument #1 ('tensor<4xi64>') carries no batch to a result, so it is a weight, but weights become MemoryX parameters, which are f32}}
+func.func @forward(%x: tensor<2x4xf32>, %ids: tensor<4xi64>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %ids : tensor<2x4xf32>, tensor<4xi64>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %id: i64, %out: f32):
+    %f = arith.sitofp %id : i64 to f32
+    %1 = arith.addf %in, %f : f32
+    linalg.yield %1 : f32
+  } -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
 }

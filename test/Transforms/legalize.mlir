@@ -79,7 +79,69 @@ func.func @value_check(%x: tensor<4xi64>, %i: index) -> tensor<4xi64> {
   %v = tensor.extract %x[%i] : tensor<4xi64>
   %zero = arith.constant 0 : i64
   %ok = arith.cmpi sge, %v, %zero : i64
-  // expected-error @+1 {{'cf.assert' op has a condition that is not a compile-time constant; wsc checks only static shapes ('index must be non-negative')}}
+  // expected-error @+1 {{'cf.assert' op has a condition that is not a compile-time constant and is outside a linalg body, where the runtime cannot check it ('index must be non-negative')}}
   cf.assert %ok, "index must be non-negative"
   return %x : tensor<4xi64>
+}
+
+// -----
+
+// Pad amounts written as SSA constants (torch-mlir, IREE) fold into the
+// pad, which then decomposes like any other.
+// CHECK-LABEL: func.func @ssa_pad_amounts
+// CHECK-NOT: tensor.pad
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 2] [2, 3, 4, 4] [1, 1, 1, 1] : tensor<2x3x4x4xf32> into tensor<2x3x6x8xf32>
+func.func @ssa_pad_amounts(%x: tensor<2x3x4x4xf32>) -> tensor<2x3x6x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %padded = tensor.pad %x low[%c0, %c0, %c1, %c2] high[%c0, %c0, %c1, %c2] {
+  ^bb0(%arg1: index, %arg2: index, %arg3: index, %arg4: index):
+    tensor.yield %cst : f32
+  } : tensor<2x3x4x4xf32> to tensor<2x3x6x8xf32>
+  return %padded : tensor<2x3x6x8xf32>
+}
+
+// -----
+
+// torch-mlir's embedding checks every token id inside the gather's body:
+// data-dependent, so the asserts stay for the runtime to check.
+// CHECK-LABEL: func.func @embedding_checks
+// CHECK: linalg.generic
+// CHECK: cf.assert %{{.*}}, "index must be smaller than dim size"
+// CHECK: cf.assert %{{.*}}, "index must be larger or equal to 0"
+// CHECK: tensor.extract
+#map = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @embedding_checks(%ids: tensor<2x3xi64>, %table: tensor<10x4xf32>) -> tensor<2x3x4xf32> {
+  %c10 = arith.constant 10 : index
+  %c0_i64 = arith.constant 0 : i64
+  %0 = tensor.empty() : tensor<2x3x4xf32>
+  %1 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ids : tensor<2x3xi64>) outs(%0 : tensor<2x3x4xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %2 = arith.index_cast %in : i64 to index
+    %3 = linalg.index 2 : index
+    %4 = arith.cmpi slt, %2, %c10 : index
+    cf.assert %4, "index must be smaller than dim size"
+    %5 = arith.cmpi sge, %in, %c0_i64 : i64
+    cf.assert %5, "index must be larger or equal to 0"
+    %extracted = tensor.extract %table[%2, %3] : tensor<10x4xf32>
+    linalg.yield %extracted : f32
+  } -> tensor<2x3x4xf32>
+  return %1 : tensor<2x3x4xf32>
+}
+
+// -----
+
+func.func @failing_body_check(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %false = arith.constant false
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    // expected-error @+1 {{'cf.assert' op always fails: 'unreachable'}}
+    cf.assert %false, "unreachable"
+    linalg.yield %in : f32
+  } -> tensor<4xf32>
+  return %1 : tensor<4xf32>
 }
