@@ -882,8 +882,8 @@ private:
     define(r, kTopScope, result);
   }
 
-  /// The result of a weight_read of buffer `p`: its shape and dtype, no
-  /// batch dim.
+  /// The result of a weight_stream or weight_read of buffer `p`: its shape
+  /// and dtype, no batch dim.
   void bufferResult(const JsonReader &j, Step &st, const ParamSpec &p) {
     JsonReader result = j.at("result");
     const int r = valueId(result);
@@ -1030,15 +1030,7 @@ private:
       dt.error("buffer '", p.name, "' streams as stored (", dtypeName(p.dtype), "), not ",
                dtypeName(st.dtype));
     st.bytes = nonNegative(j.at("bytes"));
-    JsonReader result = j.at("result");
-    const int r = valueId(result);
-    st.results = {r};
-    const ValueSpec &v = s_.values[r];
-    if (v.shape != p.shape || v.dtype != p.dtype || v.batchDim)
-      result.error("value ", r, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
-                   ") cannot hold buffer '", p.name, "' (", shapeToString(p.shape), " ",
-                   dtypeName(p.dtype), ", no batch_dim)");
-    define(r, kTopScope, result);
+    bufferResult(j, st, p);
   }
 
   /// The systems' new value of a buffer (equal on every system) replaces it.
