@@ -12,11 +12,8 @@ same work.
 """
 import argparse
 import json
-import os
-import subprocess
-import sys
 
-from steptime import blas_core_env, median_seconds
+from steptime import blas_core_env, both_sides, median_seconds
 
 MODELS = {
     "resnet18": lambda tv: tv.resnet18(num_classes=10),
@@ -73,17 +70,11 @@ def main():
     print(f"OpenBLAS kernels: {core} (the same for both sides)")
     for name in args.models:
         for threads in args.threads:
-            # torch.set_num_threads does not reach OpenBLAS's own pool.
-            env = dict(os.environ, OMP_NUM_THREADS=str(threads),
-                       OPENBLAS_NUM_THREADS=str(threads), **core_env)
-            step = {}
-            for side in ("torch", "wsc"):
-                out = subprocess.run(
-                    [sys.executable, __file__, "--side", side, "--model", name, "--threads",
-                     str(threads), "--reps", str(args.reps), "--image", str(args.image),
-                     "--batch", str(args.batch)],
-                    check=True, capture_output=True, text=True, env=env)
-                step[side] = json.loads(out.stdout.strip().splitlines()[-1])["step_s"]
+            results = both_sides(__file__, ["--model", name, "--threads", str(threads),
+                                            "--reps", str(args.reps), "--image",
+                                            str(args.image), "--batch", str(args.batch)],
+                                 threads, core_env)
+            step = {side: r["step_s"] for side, r in results.items()}
             print(f"{name:14s} {args.image}x{args.image} batch {args.batch}, {threads} thread(s): "
                   f"eager {step['torch'] * 1e3:8.1f} ms  emulator {step['wsc'] * 1e3:8.1f} ms  "
                   f"emulator/eager {step['wsc'] / step['torch']:5.2f}x")

@@ -10,12 +10,10 @@ in its own process so the two thread pools do not compete for the cores.
 """
 import argparse
 import json
-import os
-import subprocess
 import sys
 import time
 
-from steptime import median_seconds
+from steptime import both_sides, median_seconds
 
 
 def build(width, layers, batch):
@@ -65,15 +63,7 @@ def main():
     if args.side:
         print(json.dumps(measure(args.side, args)))
         return
-    # torch.set_num_threads does not reach OpenBLAS's own pool, which both
-    # sides share: pin every pool through the environment.
-    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads),
-               OPENBLAS_NUM_THREADS=str(args.threads))
-    results = {}
-    for side in ("torch", "wsc"):
-        out = subprocess.run([sys.executable, __file__, "--side", side] + sys.argv[1:],
-                             check=True, capture_output=True, text=True, env=env)
-        results[side] = json.loads(out.stdout.strip().splitlines()[-1])
+    results = both_sides(__file__, sys.argv[1:], args.threads)
     t, w = results["torch"], results["wsc"]
     print(f"{args.layers}x{args.width} MLP, batch {args.batch}, {args.threads} thread(s), "
           f"{args.stream_dtype} streams")

@@ -1,6 +1,9 @@
 """Wall-clock timing shared by the bench scripts."""
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 
 
@@ -41,3 +44,19 @@ def blas_core_env():
         if flag in flags:
             return {"OPENBLAS_CORETYPE": better}, f"{better} (OpenBLAS saw {core})"
     return {}, core
+
+
+def both_sides(script, argv, threads, env=None):
+    """Runs `script --side torch|wsc ARGV` in a process of its own each (so
+    the two thread pools do not compete) on `threads` threads; returns the
+    JSON each side printed last, by side."""
+    # torch.set_num_threads does not reach OpenBLAS's own pool, which both
+    # sides share: pin every pool through the environment.
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               **(env or {}))
+    results = {}
+    for side in ("torch", "wsc"):
+        out = subprocess.run([sys.executable, script, "--side", side] + argv, check=True,
+                             capture_output=True, text=True, env=env)
+        results[side] = json.loads(out.stdout.strip().splitlines()[-1])
+    return results
