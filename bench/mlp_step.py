@@ -13,7 +13,7 @@ import json
 import sys
 import time
 
-from steptime import both_sides, median_seconds
+from steptime import blas_core_env, both_sides, median_seconds
 
 
 def build(width, layers, batch):
@@ -63,10 +63,11 @@ def main():
     if args.side:
         print(json.dumps(measure(args.side, args)))
         return
-    results = both_sides(__file__, sys.argv[1:], args.threads)
+    core_env, core = blas_core_env()
+    results = both_sides(__file__, sys.argv[1:], args.threads, core_env)
     t, w = results["torch"], results["wsc"]
     print(f"{args.layers}x{args.width} MLP, batch {args.batch}, {args.threads} thread(s), "
-          f"{args.stream_dtype} streams")
+          f"{args.stream_dtype} streams, OpenBLAS kernels {core}")
     print(f"  PyTorch eager step    {t['step_s'] * 1e3:8.2f} ms")
     print(f"  wsc emulator step     {w['step_s'] * 1e3:8.2f} ms")
     print(f"  emulator / PyTorch    {w['step_s'] / t['step_s']:8.2f}   (target <= 1.5)")
