@@ -68,6 +68,7 @@ bench: build
 	$(PYTHON) bench/sparse_spmm.py --build-dir $(BUILD) --threads 1 2
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/sparsity.py
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/modes.py
+	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/cnn_step.py --threads 1 2
 
 docs: build
 	ninja -C $(BUILD) wsc-docs
