@@ -22,10 +22,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -33,6 +35,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace wsc::rt;
 
@@ -411,8 +415,31 @@ int runModelOnly(const Options &o) {
   return 0;
 }
 
+/// Fails before any step runs if an output cannot be written: a long run
+/// must not lose its results to a typo in a path at the end.
+void checkWritable(const std::string &flag, const std::string &path) {
+  if (path.empty())
+    return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path);
+  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (fs::is_directory(file, ec))
+    fail(flag, ": '", path, "' is a directory");
+  if (!fs::is_directory(dir, ec))
+    fail(flag, ": cannot write '", path, "': no directory '", dir.string(), "'");
+  const bool exists = fs::exists(file, ec);
+  if (::access((exists ? file : dir).c_str(), W_OK) != 0)
+    fail(flag, ": cannot write '", path, "': ", std::strerror(errno));
+}
+
 int run(const Options &o) {
   using Clock = std::chrono::steady_clock;
+  for (const auto &[flag, path] : {std::pair{"--trace", &o.trace},
+                                   {"--save-weights", &o.saveWeights},
+                                   {"--report", &o.report},
+                                   {"--outputs", &o.outputs}})
+    checkWritable(flag, *path);
   if (o.modelOnly)
     return runModelOnly(o);
   if (o.threads && !setNumThreads(*o.threads))
