@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <sstream>
 
 namespace wsc::rt {
 
@@ -57,6 +58,30 @@ inline int64_t wrapSub(int64_t a, int64_t b) {
 }
 inline int64_t wrapMul(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+// Integer division as arith defines it; the callers have ruled out a zero
+// divisor. INT64_MIN / -1 overflows (poison in MLIR, undefined in C++): it
+// wraps to INT64_MIN, and its remainder is 0.
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+inline int64_t divsi(int64_t a, int64_t b) { return b == -1 ? wrapSub(0, a) : a / b; }
+inline int64_t remsi(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
+inline int64_t floordivsi(int64_t a, int64_t b) {
+  const int64_t q = divsi(a, b);
+  return (remsi(a, b) != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline int64_t ceildivsi(int64_t a, int64_t b) {
+  const int64_t q = divsi(a, b);
+  return (remsi(a, b) != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
+}
+inline int64_t divui(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) / static_cast<uint64_t>(b));
+}
+inline int64_t remui(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) % static_cast<uint64_t>(b));
+}
+inline int64_t ceildivui(int64_t a, int64_t b) {
+  return divui(a, b) + (remui(a, b) != 0 ? 1 : 0);
 }
 
 // fptosi of NaN or an out-of-range value is poison in MLIR; saturate so the
@@ -116,6 +141,9 @@ bool isIntArith(ScalarOp op) {
   case ScalarOp::OrI: case ScalarOp::XOrI: case ScalarOp::MaxSI: case ScalarOp::MinSI:
   case ScalarOp::IndexCast: case ScalarOp::ExtUI: case ScalarOp::ExtSI: case ScalarOp::TruncI:
   case ScalarOp::FPToSI: case ScalarOp::Constant: case ScalarOp::Select:
+  case ScalarOp::DivSI: case ScalarOp::DivUI: case ScalarOp::RemSI: case ScalarOp::RemUI:
+  case ScalarOp::FloorDivSI: case ScalarOp::CeilDivSI: case ScalarOp::CeilDivUI:
+  case ScalarOp::IndexCastUI:
     return true;
   default:
     return false;
@@ -222,8 +250,25 @@ int64_t reduceI(ScalarOp op, int64_t acc, const int64_t *x, int n) {
 
 //===-- Compilation ---------------------------------------------------------===//
 
+namespace {
+
+/// "kernel 'emb.fwd' (steps[3])": the kernel step whose body holds `op`.
+std::string kernelOf(const BodyOp &op, const Schedule &s) {
+  for (const Step &st : s.steps) {
+    const std::string &path = st.path;
+    if (st.kind == StepKind::Kernel && op.path.size() > path.size() &&
+        op.path.compare(0, path.size(), path) == 0 &&
+        (op.path[path.size()] == '.' || op.path[path.size()] == '['))
+      return "kernel '" + st.name + "' (" + st.path + ") ";
+  }
+  return "";
+}
+
+} // namespace
+
 RegionProgram RegionProgram::compile(const BodyOp &op, const Schedule &s) {
   RegionProgram p;
+  p.where_ = s.source + ": " + kernelOf(op, s) + op.name + " (" + op.path + ")";
   std::map<int, int> reg;
   auto newReg = [&](int value) {
     int r = static_cast<int>(p.isFloat_.size());
@@ -263,6 +308,22 @@ RegionProgram RegionProgram::compile(const BodyOp &op, const Schedule &s) {
     }
     if (!rop.operands.empty())
       in.sourceType = s.values[rop.operands.back()].dtype;
+    if (rop.kind == ScalarOp::Assert) {
+      AssertCheck check;
+      check.message = rop.message;
+      if (rop.checkedValue >= 0)
+        check.valueReg = regOf(rop.checkedValue);
+      if (rop.checkedOperand >= 0 && rop.checkedOperand < static_cast<int>(op.maps.size())) {
+        check.operand = rop.checkedOperand;
+        check.map = op.maps[rop.checkedOperand];
+        check.input = rop.checkedInput;
+        p.usesIndex_ = true; // the failing element's position
+      }
+      in.check = static_cast<int>(p.checks_.size());
+      p.checks_.push_back(std::move(check));
+      all.push_back(in);
+      continue;
+    }
     in.resultType = s.values[rop.results[0]].dtype;
     in.pred = rop.predicate;
     in.dim = rop.dim;
@@ -548,7 +609,37 @@ void RegionProgram::run(RegisterFile &rf, int n, const int64_t *loopIndex, int i
     case ScalarOp::XOrI: WSC_INT_BINARY(a ^ b)
     case ScalarOp::MaxSI: WSC_INT_BINARY(a > b ? a : b)
     case ScalarOp::MinSI: WSC_INT_BINARY(a < b ? a : b)
-    case ScalarOp::IndexCast: WSC_INT_UNARY(a)
+    case ScalarOp::IndexCast: WSC_INT_UNARY(in.sourceType == DType::I1 ? -(a & 1) : a)
+    case ScalarOp::IndexCastUI: WSC_INT_UNARY(in.sourceType == DType::I1 ? (a & 1) : a)
+    case ScalarOp::DivSI:
+    case ScalarOp::DivUI:
+    case ScalarOp::RemSI:
+    case ScalarOp::RemUI:
+    case ScalarOp::FloorDivSI:
+    case ScalarOp::CeilDivSI:
+    case ScalarOp::CeilDivUI: {
+      const int64_t *y = rf.i(in.b);
+      for (int k = 0; k < n; ++k)
+        if (y[k] == 0)
+          failDivision(in);
+      switch (in.op) {
+      case ScalarOp::DivSI: WSC_INT_BINARY(divsi(a, b))
+      case ScalarOp::DivUI: WSC_INT_BINARY(divui(a, b))
+      case ScalarOp::RemSI: WSC_INT_BINARY(remsi(a, b))
+      case ScalarOp::RemUI: WSC_INT_BINARY(remui(a, b))
+      case ScalarOp::FloorDivSI: WSC_INT_BINARY(floordivsi(a, b))
+      case ScalarOp::CeilDivSI: WSC_INT_BINARY(ceildivsi(a, b))
+      default: WSC_INT_BINARY(ceildivui(a, b))
+      }
+      break;
+    }
+    case ScalarOp::Assert: {
+      const int64_t *c = rf.i(in.a);
+      for (int k = 0; k < n; ++k)
+        if (!(c[k] & 1))
+          failCheck(in, rf, k, loopIndex, innerDim);
+      continue; // no result to round
+    }
     case ScalarOp::TruncI: WSC_INT_UNARY(a) // masked below for i1 results
     case ScalarOp::ExtUI: WSC_INT_UNARY(in.sourceType == DType::I1 ? (a & 1) : a)
     case ScalarOp::ExtSI: WSC_INT_UNARY(in.sourceType == DType::I1 ? -(a & 1) : a)
@@ -625,6 +716,49 @@ void RegionProgram::run(RegisterFile &rf, int n, const int64_t *loopIndex, int i
         d[k] &= 1;
     }
   }
+}
+
+void RegionProgram::failDivision(const Instr &in) const {
+  const char *name = "arith.ceildivui";
+  switch (in.op) {
+  case ScalarOp::DivSI: name = "arith.divsi"; break;
+  case ScalarOp::DivUI: name = "arith.divui"; break;
+  case ScalarOp::RemSI: name = "arith.remsi"; break;
+  case ScalarOp::RemUI: name = "arith.remui"; break;
+  case ScalarOp::FloorDivSI: name = "arith.floordivsi"; break;
+  case ScalarOp::CeilDivSI: name = "arith.ceildivsi"; break;
+  default: break;
+  }
+  fail(where_, ": ", name, " divides by zero");
+}
+
+void RegionProgram::failCheck(const Instr &in, const RegisterFile &rf, int lane,
+                              const int64_t *loopIndex, int innerDim) const {
+  const AssertCheck &check = checks_[in.check];
+  std::ostringstream os;
+  os << where_ << ": cf.assert failed: '" << check.message << "'";
+  if (check.valueReg >= 0) {
+    os << " (value ";
+    if (isFloatReg(check.valueReg))
+      os << rf.f(check.valueReg)[lane];
+    else
+      os << rf.i(check.valueReg)[lane];
+    if (check.operand >= 0) {
+      // The element's position in the operand: its map at this lane's loops.
+      os << " read from " << (check.input.empty() ? "operand " + std::to_string(check.operand)
+                                                  : check.input)
+         << "[";
+      for (size_t e = 0; e < check.map.size(); ++e) {
+        int64_t at = check.map[e].constant;
+        for (auto [loop, coefficient] : check.map[e].terms)
+          at += coefficient * (loopIndex[loop] + (loop == innerDim ? lane : 0));
+        os << (e ? ", " : "") << at;
+      }
+      os << "]";
+    }
+    os << ")";
+  }
+  fail(os.str());
 }
 
 } // namespace wsc::rt

@@ -5,7 +5,9 @@
 // switch per instruction per row replaces per-element dispatch, and every
 // instruction is a simple loop the compiler vectorizes. Registers are f32
 // or i64 (i1 lives in i64 as 0/1); a register bound to an operand with unit
-// stride points straight into the tensor (no copy).
+// stride points straight into the tensor (no copy). A failing cf.assert or
+// an integer division by zero stops the run with an Error naming the
+// kernel and op.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_LIB_RUNTIME_REGIONPROGRAM_H
@@ -14,6 +16,7 @@
 #include "wsc/Runtime/Schedule.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace wsc::rt {
@@ -29,6 +32,18 @@ struct Instr {
   int dim = 0;
   int tensor = -1;          // tensor.extract: index into gathers()
   std::vector<int> indices; // tensor.extract: one index register per dim
+  int check = -1;           // cf.assert: index into checks()
+};
+
+/// What a failing cf.assert reports: its message, the value it checked and
+/// where that value was read (an element of a linalg operand, named after
+/// the model input it is when it is one).
+struct AssertCheck {
+  std::string message;
+  int valueReg = -1; // register of the checked value, or -1
+  int operand = -1;  // the linalg operand it was read from, or -1
+  AffineMap map;     // that operand's indexing map
+  std::string input; // the model input that operand is, or empty
 };
 
 /// A kernel-body tensor a region gathers from (tensor.extract), bound per run.
@@ -60,7 +75,10 @@ public:
   const std::vector<int> &gathers() const { return gathers_; }
   /// Every body value the region reads from outside (for liveness).
   std::vector<int> capturedValues() const;
+  /// True when rows need their true loop positions: linalg.index, or a
+  /// cf.assert that reports the element it failed at.
   bool usesIndex() const { return usesIndex_; }
+  const std::vector<AssertCheck> &checks() const { return checks_; }
 
   /// Instructions that need not run per row (constants); they fill `lanes`.
   const std::vector<Instr> &setup() const { return setup_; }
@@ -92,7 +110,12 @@ private:
   std::vector<std::pair<int, int>> captures_;
   std::vector<int> gathers_;
   std::vector<Instr> setup_, body_;
+  std::vector<AssertCheck> checks_;
+  std::string where_; // "<schedule>: kernel '<name>' (<path>) <op> (<path>)"
   bool usesIndex_ = false;
+  [[noreturn]] void failCheck(const Instr &in, const RegisterFile &rf, int lane,
+                              const int64_t *loopIndex, int innerDim) const;
+  [[noreturn]] void failDivision(const Instr &in) const;
   int reduceInstr_ = -1, reduceInput_ = -1;
   ScalarOp combiner_ = ScalarOp::AddF;
   bool isMulAdd_ = false;

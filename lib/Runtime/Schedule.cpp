@@ -134,8 +134,27 @@ const std::map<std::string, OpInfo> &scalarOps() {
       {"math.expm1", {ScalarOp::Expm1, 1, 'F', 'F'}},
       {"linalg.index", {ScalarOp::Index, 0, '*', 'I'}},
       {"tensor.extract", {ScalarOp::Extract, -1, '*', '*'}},
+      {"arith.divsi", {ScalarOp::DivSI, 2, 'I', 'I'}},
+      {"arith.divui", {ScalarOp::DivUI, 2, 'I', 'I'}},
+      {"arith.remsi", {ScalarOp::RemSI, 2, 'I', 'I'}},
+      {"arith.remui", {ScalarOp::RemUI, 2, 'I', 'I'}},
+      {"arith.floordivsi", {ScalarOp::FloorDivSI, 2, 'I', 'I'}},
+      {"arith.ceildivsi", {ScalarOp::CeilDivSI, 2, 'I', 'I'}},
+      {"arith.ceildivui", {ScalarOp::CeilDivUI, 2, 'I', 'I'}},
+      {"arith.index_castui", {ScalarOp::IndexCastUI, 1, 'I', 'I'}},
+      {"cf.assert", {ScalarOp::Assert, 1, 'I', '-'}},
   };
   return ops;
+}
+
+bool isDivision(ScalarOp op) {
+  switch (op) {
+  case ScalarOp::DivSI: case ScalarOp::DivUI: case ScalarOp::RemSI: case ScalarOp::RemUI:
+  case ScalarOp::FloorDivSI: case ScalarOp::CeilDivSI: case ScalarOp::CeilDivUI:
+    return true;
+  default:
+    return false;
+  }
 }
 
 const std::map<std::string, CmpPredicate> &cmpfPredicates() {
@@ -1666,6 +1685,7 @@ private:
     }
     JsonReader ops = j.at("ops");
     ops.requireArray();
+    regionOperands_ = static_cast<int64_t>(op.operands.size());
     for (size_t i = 0; i < ops.size(); ++i)
       r.ops.push_back(parseRegionOp(ops[i], scope, bodyScope, numLoops));
     JsonReader yields = j.at("yields");
@@ -1697,8 +1717,10 @@ private:
     op.results = valueIds(results);
     if (info.arity >= 0 && static_cast<int>(op.operands.size()) != info.arity)
       operands.error(op.name, " takes ", info.arity, " operand(s), got ", op.operands.size());
-    if (op.results.size() != 1)
-      results.error(op.name, " has one result, got ", op.results.size());
+    const size_t numResults = op.kind == ScalarOp::Assert ? 0 : 1;
+    if (op.results.size() != numResults)
+      results.error(op.name, " has ", numResults == 1 ? "one result" : "no result", ", got ",
+                    op.results.size());
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const bool gathered = op.kind == ScalarOp::Extract && i == 0;
       use(op.operands[i], scope, bodyScope, operands[i], gathered);
@@ -1707,6 +1729,10 @@ private:
     }
     if (op.kind == ScalarOp::Extract)
       checkExtract(j, op);
+    if (op.kind == ScalarOp::Assert) {
+      parseAssert(j, op, scope, bodyScope);
+      return op;
+    }
     const ValueSpec &res = s_.values[op.results[0]];
     if (!res.shape.empty())
       results[0].error("region values must be rank-0");
@@ -1725,6 +1751,10 @@ private:
                             info.operandClass == 'F' ? "floating point" : "integer",
                             " operands, got ", dtypeName(s_.values[op.operands[i]].dtype));
     }
+    if (isDivision(op.kind))
+      for (size_t i = 0; i < op.operands.size(); ++i)
+        if (s_.values[op.operands[i]].dtype == DType::I1)
+          operands[i].error(op.name, " divides i64 or index values, got i1");
     // Result class.
     const char rc = info.resultClass;
     if ((rc == 'F' && !isFloat(res.dtype)) || (rc == 'I' && isFloat(res.dtype)) ||
@@ -1759,6 +1789,26 @@ private:
     }
     define(op.results[0], scope, results[0]);
     return op;
+  }
+
+  /// cf.assert %cond, "message": an i1 condition, the message, and
+  /// optionally what a failure reports (RegionOp::checkedValue, ...).
+  void parseAssert(const JsonReader &j, RegionOp &op, int scope, int bodyScope) {
+    JsonReader operands = j.at("operands");
+    if (s_.values[op.operands[0]].dtype != DType::I1)
+      operands[0].error("cf.assert needs an i1 condition, got ",
+                        dtypeName(s_.values[op.operands[0]].dtype));
+    op.message = j.at("message").asString();
+    if (auto v = j.optional("checked_value")) {
+      op.checkedValue = static_cast<int>(v->asIntIn(0, static_cast<int64_t>(s_.values.size()) - 1));
+      use(op.checkedValue, scope, bodyScope, *v);
+      if (!s_.values[op.checkedValue].shape.empty())
+        v->error("region values must be rank-0");
+    }
+    if (auto o = j.optional("checked_operand"))
+      op.checkedOperand = static_cast<int>(o->asIntIn(0, regionOperands_ - 1));
+    if (auto input = j.optional("checked_input"))
+      op.checkedInput = input->asString();
   }
 
   /// tensor.extract %t[%i, ...]: a gather from a kernel-body tensor with one
@@ -1930,6 +1980,7 @@ private:
   std::vector<int> defStep_;  // top-level values: defining step (-1 inputs)
   int nextScope_ = 0;
   int currentStep_ = -1;      // the step being parsed
+  int64_t regionOperands_ = 0; // operands of the linalg op whose region is parsed
   int kernelMask_ = -1;       // the ragged group of the kernel being parsed
   std::optional<JsonReader> vtsJson_;
 };

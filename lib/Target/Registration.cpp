@@ -6,6 +6,7 @@
 #include "wsc/Target/ScheduleEmitter.h"
 #include "wsc/Target/WeightsEmitter.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -13,8 +14,10 @@
 static void registerDialects(mlir::DialectRegistry &registry) {
   using namespace mlir;
   using namespace mlir::wsc;
+  // cf: the runtime checks cf.assert inside kernel bodies.
   registry.insert<WSCDialect, func::FuncDialect, linalg::LinalgDialect,
-                  tensor::TensorDialect, arith::ArithDialect, math::MathDialect>();
+                  tensor::TensorDialect, arith::ArithDialect, math::MathDialect,
+                  cf::ControlFlowDialect>();
 }
 
 /// Registers translation `name` of a builtin.module by `emit`.

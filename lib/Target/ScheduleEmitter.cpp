@@ -10,10 +10,12 @@
 #include "wsc/Transforms/KernelCost.h"
 #include "wsc/Transforms/RaggedDims.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSet.h"
 #include <cmath>
 #include "llvm/Support/JSON.h"
@@ -41,6 +43,7 @@ private:
   LogicalResult emitBodyOp(Operation &op, json::Array &ops);
   FailureOr<json::Object> emitStructured(linalg::LinalgOp op);
   FailureOr<json::Object> emitScalar(Operation &op);
+  void describeCheck(cf::AssertOp assert, json::Object &entry);
   LogicalResult emitStaticSlice(Operation &op, ArrayRef<int64_t> offsets,
                                 ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
                                 json::Object &entry);
@@ -289,6 +292,9 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
     entry["predicate"] = arith::stringifyCmpIPredicate(cmp.getPredicate()).str();
   } else if (auto index = llvm::dyn_cast<linalg::IndexOp>(op)) {
     entry["dim"] = int64_t(index.getDim());
+  } else if (auto assert = llvm::dyn_cast<cf::AssertOp>(op)) {
+    entry["message"] = assert.getMsg().str();
+    describeCheck(assert, entry);
   }
   // The scalar ops the runtime evaluates (lib/Runtime/Schedule.cpp).
   static const llvm::StringSet<> supported = {
@@ -300,10 +306,61 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
       "arith.maxsi", "arith.minsi", "arith.extsi", "arith.extui", "arith.trunci",
       "arith.constant", "math.exp", "math.log", "math.tanh", "math.sqrt",
       "math.rsqrt", "math.erf", "math.absf", "math.powf", "math.log1p",
-      "math.expm1", "linalg.index", "tensor.extract"};
+      "math.expm1", "linalg.index", "tensor.extract", "arith.divsi", "arith.divui",
+      "arith.remsi", "arith.remui", "arith.floordivsi", "arith.ceildivsi",
+      "arith.ceildivui", "arith.index_castui", "cf.assert"};
   if (!supported.contains(op.getName().getStringRef()))
     return op.emitOpError("is not supported inside a kernel by the wsc runtime");
   return entry;
+}
+
+/// What a failing cf.assert reports (docs/ScheduleFormat.md): the value its
+/// condition compares; when that value is an element of a linalg input (seen
+/// through integer casts), that operand; and when the operand is a model
+/// input (seen through the kernel boundary and layout moves), its name.
+void Emitter::describeCheck(cf::AssertOp assert, json::Object &entry) {
+  Block *block = assert->getBlock();
+  Operation *compare = assert.getArg().getDefiningOp();
+  if (!llvm::isa_and_present<arith::CmpIOp, arith::CmpFOp>(compare) ||
+      compare->getBlock() != block)
+    return;
+  auto varying = llvm::find_if(compare->getOperands(),
+                               [](Value v) { return !matchPattern(v, m_Constant()); });
+  if (varying == compare->operand_end())
+    return;
+  entry["checked_value"] = idOf(*varying);
+  Value source = *varying;
+  while (Operation *def = source.getDefiningOp()) {
+    if (def->getBlock() != block ||
+        !llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
+                   arith::TruncIOp>(def))
+      return;
+    source = def->getOperand(0);
+  }
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(assert->getParentOp());
+  auto arg = llvm::cast<BlockArgument>(source);
+  if (!linalgOp || arg.getOwner() != block || arg.getArgNumber() >= linalgOp.getNumDpsInputs())
+    return;
+  entry["checked_operand"] = int64_t(arg.getArgNumber());
+  Value operand = linalgOp->getOperand(arg.getArgNumber());
+  while (true) {
+    if (auto def = operand.getDefiningOp()) {
+      if (!llvm::isa<LayoutConvertOp, RouteOp>(def))
+        return;
+      operand = def->getOperand(0);
+      continue;
+    }
+    auto outer = llvm::cast<BlockArgument>(operand);
+    Operation *owner = outer.getOwner()->getParentOp();
+    if (auto kernel = llvm::dyn_cast<KernelOp>(owner)) {
+      operand = kernel.getInputs()[outer.getArgNumber()];
+      continue;
+    }
+    if (owner == func.getOperation())
+      if (auto i = func.getArgAttrOfType<IntegerAttr>(outer.getArgNumber(), "wsc.input"))
+        entry["checked_input"] = "input" + std::to_string(i.getInt());
+    return;
+  }
 }
 
 FailureOr<json::Object> Emitter::emitStructured(linalg::LinalgOp op) {

@@ -2,7 +2,8 @@
 //
 // A model imported from torch-mlir brings its weights in the IR; they reach
 // MemoryX through the same safetensors file an exported model's weights
-// travel in, written by the runtime's own serializer.
+// travel in, written by the runtime's own serializer. Splat values (the
+// stripped weights of published files) are written out whole.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +42,16 @@ FailureOr<std::vector<float>> floatsOf(ElementsAttr value, Operation *param) {
 
 LogicalResult mlir::wsc::emitWeights(ModuleOp module, llvm::raw_ostream &os) {
   std::map<std::string, ::wsc::rt::Tensor> tensors;
+  // A model imported with some weights as function arguments carries the
+  // others' values: those are written, and each argument weight is named in
+  // a warning, since wsc-run will want it in the same file.
+  bool carriesSome = false;
+  module.walk([&](Operation *op) {
+    if (auto param = llvm::dyn_cast<ParamOp>(op))
+      carriesSome |= bool(param.getInitialValueAttr());
+    else if (auto param = llvm::dyn_cast<WaferParamOp>(op))
+      carriesSome |= bool(param.getInitialValueAttr());
+  });
   for (Operation &op : module.getBody()->getOperations()) {
     StringRef name;
     ElementsAttr value;
@@ -53,10 +64,17 @@ LogicalResult mlir::wsc::emitWeights(ModuleOp module, llvm::raw_ostream &os) {
     } else {
       continue;
     }
+    if (!value && carriesSome) {
+      op.emitWarning("parameter '")
+          << name << "' has no initial value (a weight the imported function took as an "
+          << "argument): add it to this file before wsc-run";
+      continue;
+    }
     if (!value)
       return op.emitOpError("has no initial value; only models imported from torch-mlir "
                             "carry their weights in the IR (an exported model's come "
-                            "from the exporter's --weights file)");
+                            "from the exporter's --weights file, an imported function's "
+                            "argument weights from yours)");
     if (name == "__metadata__")
       return op.emitOpError("is named '__metadata__', which safetensors reserves");
     FailureOr<std::vector<float>> data = floatsOf(value, &op);

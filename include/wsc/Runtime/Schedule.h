@@ -141,7 +141,10 @@ enum class ScalarOp {
   CmpF, CmpI, Select, AddI, SubI, MulI, AndI, OrI, XOrI, MaxSI, MinSI,
   ExtF, TruncF, SIToFP, UIToFP, FPToSI, IndexCast, ExtUI, ExtSI, TruncI,
   Exp, Log, Tanh, Sqrt, Rsqrt, Erf, AbsF, PowF, Log1p, Expm1, Index,
-  Extract // tensor.extract: operand 0 is a kernel-body tensor, the rest indices
+  Extract, // tensor.extract: operand 0 is a kernel-body tensor, the rest indices
+  // Integer division (i64 / index), MLIR semantics; a zero divisor fails.
+  DivSI, DivUI, RemSI, RemUI, FloorDivSI, CeilDivSI, CeilDivUI, IndexCastUI,
+  Assert // cf.assert: no result; fails the step where its condition is false
 };
 
 enum class CmpPredicate {
@@ -159,6 +162,12 @@ struct RegionOp {
   int64_t intValue = 0;   // arith.constant (integer result)
   CmpPredicate predicate = CmpPredicate::False;
   int dim = 0; // linalg.index
+  // cf.assert: its message, and what a failure reports: the value checked
+  // (-1 if unknown), the linalg operand it was read from (-1 if unknown),
+  // and the model input that operand is (empty if none).
+  std::string message;
+  int checkedValue = -1, checkedOperand = -1;
+  std::string checkedInput;
 };
 
 struct Region {
