@@ -44,6 +44,18 @@ def _activations():
     return layers
 
 
+class InPlaceComparisons(nn.Module):
+    """Comparisons and logical ops in place on float tensors, which keep
+    their dtype (the functional ops return bool): masks as 0.0 / 1.0."""
+
+    def forward(self, h):
+        above = h.detach().clone()
+        above.gt_(0.5)
+        outside = h.detach().clone()
+        outside.le_(-0.5).logical_not_()
+        return h * above + torch.tanh(h) * outside
+
+
 # name -> (input shape, layers); each is seeded by the caller.
 CASES = {
     "grouped_depthwise": ((4, 4, 9, 9), lambda: [
@@ -66,6 +78,8 @@ CASES = {
         nn.ConvTranspose1d(3, 4, 4, stride=3, padding=1, output_padding=2), nn.Tanh(),
         nn.ConvTranspose1d(4, 4, 3, padding=1, groups=4)]),
     "inplace_activations": ((4, 3, 5, 5), _activations),
+    "inplace_comparisons": ((4, 3, 5, 5), lambda: [nn.Conv2d(3, 4, 1), InPlaceComparisons(),
+                                                   nn.Conv2d(4, 4, 1)]),
     "adaptive_avgpool_uneven": ((4, 3, 5, 7), lambda: [
         nn.Conv2d(3, 4, 1), nn.AdaptiveAvgPool2d((3, 4)), nn.Tanh(),   # 5 -> 3, 7 -> 4: overlap
         nn.AdaptiveAvgPool2d(7), nn.ReLU(),                             # 3x4 -> 7x7: repeats

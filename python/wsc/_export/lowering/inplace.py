@@ -3,7 +3,8 @@
 make_fx records mutation as is (e.g. ``nn.ReLU(inplace=True)`` gives
 ``aten.relu_``). The result simply replaces the mutated value for every later
 use, which is exact unless another view aliases the mutated tensor; that case
-is rejected.
+is rejected. Where the functional op returns another dtype (``x.gt_(0)`` on
+floats), its result is converted to the mutated tensor's.
 
 Ops that are decomposed while tracing (capture.DECOMPOSITIONS: silu,
 hardswish, ..) have no lowering to pair with; their in-place twins
@@ -20,8 +21,9 @@ ran (at::matmul of a vector and a matrix is ``mm(v.unsqueeze(0), W).squeeze_(0)`
 import torch
 import torch.fx
 
+from ..emitter import Splat
 from ..errors import Unsupported
-from .registry import LOWERINGS
+from .registry import LOWERINGS, convert_scalar
 
 aten = torch.ops.aten
 
@@ -49,16 +51,51 @@ def _aliased(target, mutation) -> bool:
     return not hasattr(base, "users") or list(base.users) != [target] or _aliased(base, target)
 
 
-def _inplace(functional):
+def _inplace(functional, op):
     def lower(ctx, *args, **kwargs):
         target = ctx.node.args[0]
         if _aliased(target, ctx.node):
             raise Unsupported("in-place update of a tensor that has views")
-        result = functional(ctx, *args, **kwargs)
+        own = _functional_result(op, ctx.node)
+        if own is None or own.dtype == ctx.node.meta["val"].dtype:
+            result = functional(ctx, *args, **kwargs)
+        else:  # e.g. x.gt_(0) on floats: the comparison's i1, stored as x's dtype
+            stored, ctx.node.meta["val"] = ctx.node.meta["val"], own
+            try:
+                result = functional(ctx, *args, **kwargs)
+            finally:
+                ctx.node.meta["val"] = stored
+            result = _converted(ctx, result)
         ctx.values[target] = result  # later uses of the mutated tensor see the update
         return result
 
     return lower
+
+
+def _functional_result(op, node):
+    """What the functional ``op`` returns for the in-place node's arguments,
+    as a meta tensor (None when torch cannot tell)."""
+    def meta(a):
+        if isinstance(a, torch.fx.Node) and isinstance(a.meta.get("val"), torch.Tensor):
+            return torch.empty(tuple(a.meta["val"].shape), dtype=a.meta["val"].dtype,
+                               device="meta")
+        return a
+
+    try:
+        out = op(*[meta(a) for a in node.args], **{k: meta(v) for k, v in node.kwargs.items()})
+    except Exception:  # noqa: BLE001 (no meta kernel: lower as the in-place op's type)
+        return None
+    return out if isinstance(out, torch.Tensor) else None
+
+
+def _converted(ctx, value):
+    """``value`` converted to the in-place node's (the mutated tensor's) type."""
+    out = ctx.out_type()
+    if isinstance(value, Splat):
+        return Splat(convert_scalar(value.value, out.elem), out)
+    return ctx.elementwise([value], [value.type.elem],
+                           lambda b, v: b.cast(v[0], value.type.elem, out.elem),
+                           out_type=out, result=ctx.fb.fresh(ctx.node.name))
 
 
 # In-place twins whose overload is named differently from the functional op's.
@@ -75,10 +112,10 @@ def register_inplace_variants():
         packet = getattr(aten, op.overloadpacket.__name__ + "_", None)
         inplace = getattr(packet, op._overloadname, None) if packet is not None else None
         if inplace is not None and inplace not in LOWERINGS:
-            LOWERINGS[inplace] = _inplace(fn)
+            LOWERINGS[inplace] = _inplace(fn, op)
     for inplace, op in _RENAMED_TWINS.items():
         if op in LOWERINGS and inplace not in LOWERINGS:
-            LOWERINGS[inplace] = _inplace(LOWERINGS[op])
+            LOWERINGS[inplace] = _inplace(LOWERINGS[op], op)
 
 
 def with_inplace_variants(table: dict) -> dict:
