@@ -48,7 +48,8 @@ void mlir::wsc::registerPipelines() {
   registerWSCPasses();
   PassPipelineRegistration<PipelineOptions>(
       "wsc-pipeline",
-      "Compile an exported training step or inference pass (or a torch-mlir "
-      "inference function) for a weight-streaming cluster",
+      "Compile an exported training step or inference pass (or an outside "
+      "exporter's linalg inference function: torch-mlir, JAX, IREE) for a "
+      "weight-streaming cluster",
       buildPipeline);
 }

@@ -8,18 +8,22 @@ include "mlir/Pass/PassBase.td"
 def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
   let summary = "Turn a torch-mlir inference function into the exported form";
   let description = [{
-    Runs first in `--wsc-pipeline`. A function with no `wsc.*` argument or
-    result attribute is taken as torch-mlir's LINALG_ON_TENSORS output of
-    a forward pass (docs/TorchMlirInput.md): each argument becomes model
-    input `wsc.input = i` (dim 0 the batch), each result output
-    `wsc.output = i`. Its weights become parameters, as the exporter's
-    `wsc.param` arguments are, so that they stream from MemoryX:
+    Runs in `--wsc-pipeline` after the inliner. A function with no `wsc.*`
+    argument or result attribute is taken as the linalg-on-tensors forward
+    pass of an outside exporter (torch-mlir, JAX, IREE; see
+    docs/TorchMlirInput.md). First the scalar shape arithmetic is folded,
+    with the pads, casts, empties and dims it feeds (a pad by SSA amounts
+    into a dynamic type cast back gets its static type), and nothing else.
+    Its weights become parameters, as the exporter's `wsc.param` arguments
+    are, so that they stream from MemoryX:
 
     - every `ml_program.global` read by `global_load_const` or
       `global_load` (named by the global's symbol);
-    - every non-splat float `arith.constant` of at least
-      `min-param-elements` elements (named by its `dense_resource` key, or
-      `const<N>`). One value used twice is one parameter.
+    - every float `arith.constant` of at least `min-param-elements`
+      elements, splats included (stripped weights are splats), unless its
+      only uses are as the init (`outs`) of destination-style ops, where it
+      is an accumulator; named by its `dense_resource` key, or `const<N>`.
+      One non-splat value used twice is one parameter, each splat its own.
 
     Each lifted value rides on its new argument as `wsc.initial_value`, and
     the mode lowering moves it to the `wsc.memx.param` (or
@@ -27,11 +31,21 @@ def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
     the weights file. Smaller `dense_resource` constants become `dense`
     ones; globals nothing reads any more are erased.
 
+    Then the function's own arguments: one is a model input (`wsc.input`,
+    numbered among the inputs) when, taking its dim 0 as the batch, the
+    batch reaches dim 0 of a result by BatchDims' propagation (through a
+    copy with pads decomposed and casts folded); every other argument is a
+    weight, `wsc.param = "arg<N>"` with no value (wsc-run's `--weights`
+    gives it). Each result becomes `wsc.output = i`.
+
     Errors, at the op: a dynamic shape, a `dense_resource` whose blob is
-    missing or of the wrong size, a weight that is not f32, a global with no
-    initial value, a `global_store` (inference only), and any op other than
-    `func`, `arith`, `math`, `cf.assert`, linalg structured ops and the
-    `tensor` ops the runtime executes.
+    missing or of the wrong size, a weight that is not f32 (a constant, a
+    global, or an argument that carries no batch), a global with no initial
+    value, a `global_store` (inference only), an argument that is not a
+    static tensor of rank >= 1, no argument carrying the batch to a result
+    (with a note per argument), and any op other than `func`, `arith`,
+    `math`, `cf.assert`, linalg structured ops and the `tensor` ops the
+    runtime executes.
 
     ```mlir
     // Before
@@ -65,9 +79,16 @@ def WSCLegalize : Pass<"wsc-legalize", "::mlir::ModuleOp"> {
     `DecomposePadOpPattern`. A pad that cannot be decomposed (dynamic sizes)
     is an error at the pad.
 
+    Pad amounts given as SSA constants (`low[%c0, %c1]`, as torch-mlir and
+    IREE write them) are folded into the pad first.
+
     `cf.assert` (torch-mlir's shape and value checks) is erased when its
     condition folds to true, as every shape check does on static shapes;
-    one that folds to false, or does not fold, is an error at the assert.
+    one that folds to false is an error at the assert. One inside a linalg
+    body whose condition depends on the data (torch-mlir's embedding checks
+    each id this way) stays: the runtime checks it per element and fails
+    the step with its message. One elsewhere that does not fold is an
+    error.
 
     ```mlir
     // Before
@@ -170,6 +191,10 @@ def WSCFormKernels : Pass<"wsc-form-kernels", "::mlir::ModuleOp"> {
     layer (epilogues), backward ops with their consumer's layer (prologues),
     ops that touch a parameter or produce its gradient belong to that
     parameter's layer, and ops fed by the labels form the `loss` kernel.
+    Ops that reach no kernel that way (they touch no parameter and neither
+    feed nor follow a kernel, or the program has no parameter) form the
+    `stateless` kernel; a result computed from constants or weights alone
+    is computed in a kernel too.
     Constants and parameter-only computations (such as a weight transpose)
     are rematerialised inside every kernel that uses them, because weights
     are streamed per kernel and never live on the wafer between kernels.
