@@ -13,16 +13,17 @@ def sgd(params):
 
 
 def train_both(model, loss_fn, data, systems=1, mode="auto", optimizer=sgd,
-               stream_dtype="f32", masks=None, observe=None):
+               stream_dtype="f32", masks=None, observe=None, **options):
     """Compiles `model` and trains it on `data` ((inputs, targets) per step)
     on the emulator, and a copy in PyTorch; returns the program, the copy and
     both loss curves. With `masks` (wsc.sparse masks, or a wsc.sparse_schedule
     mask schedule), the emulator trains sparse and the copy densely with
     masked weights and gradients (train_reference). `observe(t, prog)` runs
-    after the emulator's step t."""
+    after the emulator's step t. Other keyword arguments go to wsc.compile."""
     reference = copy.deepcopy(model)
     prog = wsc.compile(model, loss_fn, optimizer(model.parameters()), data[0][0], data[0][1],
-                       systems=systems, stream_dtype=stream_dtype, mode=mode, sparsity=masks)
+                       systems=systems, stream_dtype=stream_dtype, mode=mode, sparsity=masks,
+                       **options)
     # A mask schedule has started (pruned `model`): the copy continues from there.
     schedule = copy.deepcopy(masks) if isinstance(masks, DynamicSparsity) else None
     initial = prog.masks()

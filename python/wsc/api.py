@@ -203,7 +203,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             systems: int = 1, stream_dtype: str = "f16", target: str = "cs2",
             time_limit: float = 60.0, sparsity=None, vts: Union[bool, str] = "auto",
             valid_fraction: Optional[float] = None,
-            grid: Optional[Tuple[int, int]] = None, seed: int = 0) -> Program:
+            grid: Optional[Tuple[int, int]] = None, seed: int = 0,
+            allow_sram_overflow: bool = False) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -231,7 +232,12 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
 
     `seed` keys the random draws of dropout and stochastic depth: the masks
     of step t depend on (seed, t) alone, not on `systems`
-    (Program.random_draws, wsc.replay_draws)."""
+    (Program.random_draws, wsc.replay_draws).
+
+    `allow_sram_overflow=True` compiles a kernel that no data layout fits in
+    PE SRAM with the smallest layout and a warning, instead of failing
+    (docs/Layouts.md): the numerics are unchanged, the modeled mapping is
+    one the hardware could not run."""
     from .export import export_training_step
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -250,6 +256,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                     for n in grid)):
         raise ValueError(f"grid must be a (width, height) tuple of ints in [1, {MAX_GRID_SIDE}], "
                          f"got {grid!r}")
+    if not isinstance(allow_sram_overflow, bool):
+        raise ValueError(f"allow_sram_overflow must be a bool, got {allow_sram_overflow!r}")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
     vts_option = _vts_option(vts)
@@ -277,6 +285,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
         pipeline += f" expected-valid-fraction={float(valid_fraction)!r}"
     if grid is not None:
         pipeline += f" grid={grid[0]}x{grid[1]}"
+    if allow_sram_overflow:
+        pipeline += " allow-sram-overflow=true"
     compiled, diagnostics = _tools.run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = _tools.run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
     return Program(model, exported, compiled, schedule, diagnostics, masks, mask_schedule, seed)

@@ -15,7 +15,7 @@ from torch.nn.utils import stateless
 
 from .buffers import keep_updated, mutated, named_buffers, state_names
 from .constants import ConstantsMode, model_state
-from .draws import lift_draws
+from .draws import lift_draws, out_of_place_dropout
 from .errors import UnsupportedOpError, trace_failure
 from .lowering.inplace import restore_traced_shapes, with_inplace_variants
 from .loss_rewrites import LOSS_DECOMPOSITIONS, traceable_losses
@@ -135,13 +135,14 @@ def _fake_inputs(args, model):
 
 
 def _trace(fn, args, provenance: Provenance, grad: bool):
-    """make_fx ``fn`` with recurrent layers unrolled; a failure inside torch
+    """make_fx ``fn`` with recurrent layers unrolled and in-place dropout out of
+    place (draws.out_of_place_dropout); a failure inside torch
     (an op fake tensors cannot run, a shape the op rejects) becomes a short
     UnsupportedOpError naming the op and the module (errors.trace_failure)."""
     try:
         mode, args = _fake_inputs(args, provenance.model)
         with provenance.hooks(), unrolled(provenance.model), traceable_losses(), \
-                torch.set_grad_enabled(grad), mode:
+                out_of_place_dropout(provenance.model), torch.set_grad_enabled(grad), mode:
             gm = make_fx(fn, decomposition_table=DECOMPOSITIONS, tracing_mode="real")(*args)
         return restore_traced_shapes(gm)  # outside the fake mode: it makes meta tensors
     except UnsupportedOpError:

@@ -14,7 +14,7 @@ reproducible and independent of the number of systems (docs/Runtime.md,
 """
 
 import contextlib
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Sequence, Tuple
 
 import torch
 import torch.fx
@@ -155,3 +155,21 @@ def replay(draws: Sequence[torch.Tensor]):
         yield mode
     if mode.used != len(mode.draws):
         raise RuntimeError(f"replay: {len(mode.draws)} draws given, {mode.used} used")
+
+
+@contextlib.contextmanager
+def out_of_place_dropout(model: torch.nn.Module) -> Iterator[None]:
+    """Traces ``nn.Dropout(inplace=True)`` (torchvision's EfficientNet
+    classifier, say) out of place. In place on a view (a flattened feature
+    map), autograd's backward goes through ``as_strided`` copies that the
+    trace cannot follow; the output is the same, and a model does not read
+    a dropout's input again."""
+    changed = [m for m in model.modules()
+               if isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.inplace]
+    for m in changed:
+        m.inplace = False
+    try:
+        yield
+    finally:
+        for m in changed:
+            m.inplace = True
