@@ -51,14 +51,19 @@ MODULES: Tuple[Entry, ...] = (
           "any output size (PyTorch's bins)"),
     Entry("BatchNorm1d, BatchNorm2d", (aten.native_batch_norm, aten.native_batch_norm_backward),
           "training: batch statistics all-reduced across systems, running statistics as "
-          "buffers (weight-streaming mode); eval mode"),
+          "buffers (in MemoryX, or resident on the wafer layer pipelined); eval mode"),
     Entry("LayerNorm", (aten.native_layer_norm, aten.native_layer_norm_backward), ""),
     Entry("GroupNorm", (aten.native_group_norm, aten.native_group_norm_backward), ""),
     Entry("Embedding", (aten.embedding, aten.embedding_dense_backward),
           "padding_idx; not scale_grad_by_freq or sparse"),
     Entry("Dropout", (aten.bernoulli_,),
           "training: masks drawn by the runtime's RNG (reproducible, independent of the "
-          "number of systems)"),
+          "number of systems); in place too"),
+    Entry("MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, "
+          "TransformerEncoder, TransformerDecoder",
+          (aten.bmm, aten._softmax, aten.native_layer_norm),
+          "batch_first=True; self- and cross-attention, kdim/vdim, attention and key "
+          "padding masks, dropout; on several systems too"),
     Entry("RNN, GRU, LSTM, RNNCell, GRUCell, LSTMCell", (aten.mm, aten.sigmoid, aten.tanh,
                                                           aten.cat),
           "unrolled while tracing: layers, bidirectional, batch_first (inputs batch-first), "
