@@ -1,7 +1,7 @@
 """torchvision classifiers (random init, nothing downloaded) trained on the
 emulator against PyTorch eager: the loss at every step, the final weights and
 the BatchNorm buffers at rtol 1e-4 (parity.check), on one system and on two
-streaming weights, and some layer-pipelined on one (BatchNorm buffers resident
+streaming weights, and layer-pipelined on one (BatchNorm buffers resident
 on the wafer).
 
 Image size, batch and learning rate are chosen so that float32 can match at
@@ -91,6 +91,6 @@ def test_trains_like_pytorch(name, systems):
     _train(name, systems, "weight_streaming")
 
 
-@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2", "squeezenet1_1"])
+@pytest.mark.parametrize("name", sorted(SETTINGS))
 def test_trains_layer_pipelined_like_pytorch(name):
     _train(name, 1, "layer_pipelined")
