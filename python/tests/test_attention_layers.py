@@ -49,12 +49,15 @@ def _cross_data(steps, batch=6):
     return data
 
 
-@pytest.mark.parametrize("systems", [1, 2, 3])
-def test_multihead_attention_kdim_vdim_key_padding(systems):
+CONFIGURATIONS = [(1, "weight_streaming"), (2, "weight_streaming"), (1, "layer_pipelined")]
+
+
+@pytest.mark.parametrize("systems, mode", CONFIGURATIONS + [(3, "weight_streaming")])
+def test_multihead_attention_kdim_vdim_key_padding(systems, mode):
     torch.manual_seed(0)
     prog, reference, ours, theirs = train_both(CrossAttention(), nn.CrossEntropyLoss(),
                                                _cross_data(3), systems=systems,
-                                               mode="weight_streaming", optimizer=sgd)
+                                               mode=mode, optimizer=sgd)
     check(prog, reference, ours, theirs)
 
 
@@ -79,13 +82,12 @@ class Seq2Seq(nn.Module):
         return self.out(h).flatten(0, 1)
 
 
-@pytest.mark.parametrize("systems", [1, 2])
-def test_transformer_encoder_decoder(systems):
+@pytest.mark.parametrize("systems, mode", CONFIGURATIONS)
+def test_transformer_encoder_decoder(systems, mode):
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(1)
     data = [((torch.randint(0, 16, (4, 6), generator=g), torch.randint(0, 16, (4, 5), generator=g)),
              torch.randint(0, 16, (20,), generator=g)) for _ in range(3)]
     prog, reference, ours, theirs = train_both(Seq2Seq(), nn.CrossEntropyLoss(), data,
-                                               systems=systems, mode="weight_streaming",
-                                               optimizer=sgd)
+                                               systems=systems, mode=mode, optimizer=sgd)
     check(prog, reference, ours, theirs)
