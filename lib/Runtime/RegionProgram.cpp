@@ -683,7 +683,7 @@ void RegionProgram::run(RegisterFile &rf, int n, const int64_t *loopIndex, int i
         for (size_t d = 0; d < in.indices.size(); ++d) {
           const int64_t i = rf.i(in.indices[d])[k];
           if (i < 0 || i >= src.shape[d])
-            fail("tensor.extract index ", i, " is out of bounds for dim ", d, " of size ",
+            fail(where_, ": tensor.extract index ", i, " is out of bounds for dim ", d, " of size ",
                  src.shape[d], " (e.g. a token id outside the embedding table)");
           offset += i * src.strides[d];
         }
