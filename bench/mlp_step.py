@@ -13,7 +13,7 @@ import json
 import sys
 import time
 
-from steptime import blas_core_env, both_sides, median_seconds
+from steptime import blas_core_env, both_sides, eager_step_seconds, median_seconds
 
 
 def build(width, layers, batch):
@@ -35,11 +35,7 @@ def measure(side, args):
     torch.set_num_threads(args.threads)
     model, loss_fn, opt, x, y = build(args.width, args.layers, args.batch)
     if side == "torch":
-        def step():
-            opt.zero_grad()
-            loss_fn(model(x), y).backward()
-            opt.step()
-        return {"step_s": median_seconds(step, args.reps)}
+        return {"step_s": eager_step_seconds(model, loss_fn, opt, x, y, args.reps)}
     import wsc
     from wsc import _runtime
     _runtime.set_num_threads(args.threads)

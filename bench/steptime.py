@@ -18,6 +18,15 @@ def median_seconds(step, reps):
     return statistics.median(times)
 
 
+def eager_step_seconds(model, loss_fn, opt, x, y, reps):
+    """Median wall time of one PyTorch eager training step."""
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    return median_seconds(step, reps)
+
+
 def blas_core_env():
     """OPENBLAS_CORETYPE for both sides of a bench, when OpenBLAS does not
     recognise this CPU: Debian's OpenBLAS 0.3.21 then falls back to its
