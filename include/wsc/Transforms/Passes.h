@@ -49,10 +49,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(-1.0)};
 };
 
-/// Adds the whole compile pipeline (import torch-mlir input, legalize,
-/// attach target, form kernels, select
-/// mode, assign layouts, place layers if layer-pipelined, lower to weight
-/// streams or resident weights, cleanup).
+/// Adds the whole compile pipeline (inline private helpers, import
+/// third-party linalg input, legalize, attach target, VTS, synchronize batch
+/// statistics, form kernels, select mode, assign layouts, place layers if
+/// layer-pipelined, lower to weight streams or resident weights, cleanup).
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options);
 
 #define GEN_PASS_REGISTRATION
