@@ -1,6 +1,10 @@
-//===- RandomTest.cpp - Philox draws: known answers, shards, statistics ---===//
+//===- RandomTest.cpp - Philox draws and random inputs of a schedule ------===//
 
+#include "wsc/Runtime/Error.h"
 #include "wsc/Runtime/Random.h"
+#include "wsc/Runtime/Session.h"
+
+#include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -81,6 +85,68 @@ TEST(RandomTest, UniformMoments) {
   }
   EXPECT_NEAR(sum / n, 0.5, 5 * std::sqrt(1.0 / 12 / n));
   EXPECT_NEAR(sq / n, 1.0 / 12, 5 * std::sqrt(1.0 / 180 / n));
+}
+
+} // namespace
+
+//===-- random inputs in a schedule ------------------------------------------===//
+
+namespace {
+
+using wsc::rt::test::json;
+
+/// mlp_ce_rowmajor.json with a random input `random0` shaped like input0
+/// ([6, 4] f32, batch dim 0) that nothing reads.
+json withRandom() {
+  json d = wsc::rt::test::loadJsonInput("mlp_ce_rowmajor.json");
+  json v = d["values"][0];
+  v["id"] = d["values"].size();
+  d["values"].push_back(v);
+  d["random"] = json::array({json::object({{"name", "random0"},
+                                           {"value", v["id"]},
+                                           {"stream", 0},
+                                           {"distribution", "uniform"}})});
+  return d;
+}
+
+TEST(RandomScheduleTest, SessionDrawsTheWholeBatchByStream) {
+  json d = withRandom();
+  d["random"][0]["stream"] = 3;
+  Session session(parseSchedule(d.dump(), "random.json"));
+  session.setSeed(11);
+  Tensor u = session.randomDraw(0, 2);
+  ASSERT_EQ(u.shape(), (Shape{6, 4}));
+  std::vector<float> want(24);
+  uniformRange({11, 2, 3}, 0, 24, want.data());
+  for (int i = 0; i < 24; ++i)
+    EXPECT_EQ(u.data<float>()[i], want[i]);
+  EXPECT_ERROR(session.randomDraw(1, 0), "random input 1 out of range (the schedule has 1)");
+}
+
+TEST(RandomScheduleTest, RejectsBadRandomEntries) {
+  json d = withRandom();
+  d["random"].push_back(d["random"][0]);
+  EXPECT_SCHEDULE_ERROR(d, "random[1].name: random input 'random0' is given twice");
+  d = withRandom();
+  d["random"].push_back(d["random"][0]);
+  d["random"][1]["name"] = "random1";
+  EXPECT_SCHEDULE_ERROR(d, "random[1].stream: stream 0 is used by two random inputs");
+  d = withRandom();
+  d["random"][0]["distribution"] = "normal";
+  EXPECT_SCHEDULE_ERROR(d, "random[0].distribution: unknown distribution 'normal' (expected "
+                           "'uniform')");
+  d = withRandom();
+  d["values"].back()["dtype"] = "i64";
+  EXPECT_SCHEDULE_ERROR(d, "random[0].value: random input 'random0' must be f32, not i64");
+}
+
+TEST(RandomScheduleTest, AnInputsDimZeroIsAMultipleOfTheBatch) {
+  json d = wsc::rt::test::loadJsonInput("mlp_ce_rowmajor.json");
+  d["values"][0]["shape"] = json::array({5, 4});
+  d["values"][0]["batch_dim"] = nullptr;
+  d["inputs"][0]["shape"] = json::array({5, 4});
+  EXPECT_SCHEDULE_ERROR(d, "inputs[0].shape: an input's dim 0 holds the batch, outermost, and "
+                           "must be a multiple of global_batch 6");
 }
 
 } // namespace
