@@ -296,7 +296,7 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
     entry["message"] = assert.getMsg().str();
     describeCheck(assert, entry);
   }
-  // The scalar ops the runtime evaluates (lib/Runtime/Schedule.cpp).
+  // The scalar ops the runtime evaluates (scalarOps() in lib/Runtime/ScheduleBody.cpp).
   static const llvm::StringSet<> supported = {
       "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
       "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
