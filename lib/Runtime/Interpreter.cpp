@@ -8,7 +8,7 @@
 #include "SparseContraction.h"
 #include "StructuredOp.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <algorithm>
 #include <optional>

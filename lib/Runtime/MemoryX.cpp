@@ -2,7 +2,7 @@
 
 #include "wsc/Runtime/MemoryX.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 
 #include "wsc/Runtime/Optimizer.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 
 #include "wsc/Runtime/Random.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 namespace wsc::rt {
 

@@ -2,7 +2,7 @@
 
 #include "RegionProgram.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <algorithm>
 #include <cmath>

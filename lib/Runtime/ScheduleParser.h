@@ -19,7 +19,7 @@
 
 #include "wsc/Runtime/Schedule.h"
 
-#include "JsonReader.h"
+#include "wsc/Support/JsonReader.h"
 
 #include <cstdint>
 #include <initializer_list>

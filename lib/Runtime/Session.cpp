@@ -2,7 +2,7 @@
 
 #include "wsc/Runtime/Session.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Random.h"
 

@@ -10,7 +10,7 @@
 
 #include "wsc/Runtime/Session.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <algorithm>
 

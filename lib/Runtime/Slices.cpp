@@ -2,7 +2,7 @@
 
 #include "Slices.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <cstring>
 

@@ -2,7 +2,7 @@
 #ifndef WSC_LIB_RUNTIME_SLICES_H
 #define WSC_LIB_RUNTIME_SLICES_H
 
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <cstdint>
 #include <vector>

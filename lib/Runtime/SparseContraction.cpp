@@ -5,7 +5,7 @@
 #include "Contraction.h"
 #include "LoopBounds.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Threads.h"
 #include "wsc/Sparse/SpMM.h"
 

@@ -20,7 +20,7 @@
 
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Runtime/SparseValue.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <string>
 #include <vector>

@@ -19,7 +19,7 @@
 #include "RegionProgram.h"
 
 #include "wsc/Runtime/Interpreter.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <functional>
 #include <string>

@@ -2,7 +2,7 @@
 
 #include "wsc/Runtime/SwarmX.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <cstring>
 

@@ -2,7 +2,7 @@
 
 #include "wsc/Runtime/TimingModel.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Optimizer.h"
 
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 
 #include "SparseContraction.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 namespace wsc::rt {
 

@@ -2,7 +2,7 @@
 
 #include "wsc/Sparse/Csr.h"
 
-#include "wsc/Runtime/DType.h"
+#include "wsc/Support/DType.h"
 
 #include <algorithm>
 #include <cinttypes>

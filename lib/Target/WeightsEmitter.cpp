@@ -9,7 +9,7 @@
 
 #include "wsc/Target/WeightsEmitter.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
-#include "wsc/Runtime/SafeTensors.h"
+#include "wsc/Support/SafeTensors.h"
 
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"

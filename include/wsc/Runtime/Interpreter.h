@@ -15,7 +15,7 @@
 #include "wsc/Runtime/RaggedTensor.h"
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Runtime/SparseValue.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <array>
 #include <atomic>

@@ -17,7 +17,7 @@
 
 #include "wsc/Runtime/Optimizer.h"
 #include "wsc/Runtime/Schedule.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <map>
 #include <string>

@@ -11,7 +11,7 @@
 #ifndef WSC_RUNTIME_RAGGEDTENSOR_H
 #define WSC_RUNTIME_RAGGEDTENSOR_H
 
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <string>
 #include <vector>

@@ -11,7 +11,7 @@
 #ifndef WSC_RUNTIME_RANDOM_H
 #define WSC_RUNTIME_RANDOM_H
 
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <array>
 #include <cstdint>

@@ -10,8 +10,8 @@
 #ifndef WSC_RUNTIME_SCHEDULE_H
 #define WSC_RUNTIME_SCHEDULE_H
 
-#include "wsc/Runtime/DType.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/DType.h"
+#include "wsc/Support/Tensor.h"
 
 #include "wsc/Model/CostModel.h"
 

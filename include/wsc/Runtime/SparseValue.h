@@ -17,7 +17,7 @@
 #define WSC_RUNTIME_SPARSEVALUE_H
 
 #include "wsc/Runtime/Schedule.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 #include "wsc/Sparse/Csr.h"
 
 #include <memory>

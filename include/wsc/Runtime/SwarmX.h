@@ -14,7 +14,7 @@
 #define WSC_RUNTIME_SWARMX_H
 
 #include "wsc/Runtime/SparseValue.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <vector>
 

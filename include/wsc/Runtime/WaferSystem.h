@@ -26,7 +26,7 @@
 #include "wsc/Runtime/ParamStore.h"
 #include "wsc/Runtime/RaggedTensor.h"
 #include "wsc/Runtime/Schedule.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <optional>
 #include <vector>

@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Report.h"
-#include "wsc/Runtime/SafeTensors.h"
+#include "wsc/Support/SafeTensors.h"
 #include "wsc/Runtime/Session.h"
 #include "wsc/Runtime/Threads.h"
 

@@ -6,8 +6,8 @@
 // Python binding) turn it into a diagnostic; nothing in the runtime aborts.
 //
 //===----------------------------------------------------------------------===//
-#ifndef WSC_RUNTIME_ERROR_H
-#define WSC_RUNTIME_ERROR_H
+#ifndef WSC_SUPPORT_ERROR_H
+#define WSC_SUPPORT_ERROR_H
 
 #include <sstream>
 #include <stdexcept>
@@ -36,4 +36,4 @@ template <typename... Parts> [[noreturn]] void fail(const Parts &...parts) {
 
 } // namespace wsc::rt
 
-#endif // WSC_RUNTIME_ERROR_H
+#endif // WSC_SUPPORT_ERROR_H

@@ -1,9 +1,9 @@
 //===- SafeTensors.cpp - Read and write .safetensors files ----------------===//
 
-#include "wsc/Runtime/SafeTensors.h"
+#include "wsc/Support/SafeTensors.h"
 
-#include "JsonReader.h"
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/JsonReader.h"
+#include "wsc/Support/Error.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 //===- Tensor.cpp - Dense row-major tensors -------------------------------===//
 
-#include "wsc/Runtime/Tensor.h"
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Tensor.h"
+#include "wsc/Support/Error.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -11,10 +11,10 @@
 // keeps what the file said so callers can insist on a type.
 //
 //===----------------------------------------------------------------------===//
-#ifndef WSC_RUNTIME_SAFETENSORS_H
-#define WSC_RUNTIME_SAFETENSORS_H
+#ifndef WSC_SUPPORT_SAFETENSORS_H
+#define WSC_SUPPORT_SAFETENSORS_H
 
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <cstdint>
 #include <map>
@@ -48,4 +48,4 @@ void writeSafeTensors(const std::string &path, const std::map<std::string, Tenso
 
 } // namespace wsc::rt
 
-#endif // WSC_RUNTIME_SAFETENSORS_H
+#endif // WSC_SUPPORT_SAFETENSORS_H

@@ -1,6 +1,6 @@
 //===- DType.cpp - Element types and f16/bf16 rounding --------------------===//
 
-#include "wsc/Runtime/DType.h"
+#include "wsc/Support/DType.h"
 
 #include <cstring>
 

@@ -5,8 +5,8 @@
 // narrow type); integers and `index` in i64; `i1` in one byte.
 //
 //===----------------------------------------------------------------------===//
-#ifndef WSC_RUNTIME_DTYPE_H
-#define WSC_RUNTIME_DTYPE_H
+#ifndef WSC_SUPPORT_DTYPE_H
+#define WSC_SUPPORT_DTYPE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -48,4 +48,4 @@ void halfToFloats(const uint16_t *in, float *out, size_t n);
 
 } // namespace wsc::rt
 
-#endif // WSC_RUNTIME_DTYPE_H
+#endif // WSC_SUPPORT_DTYPE_H

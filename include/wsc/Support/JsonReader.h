@@ -5,10 +5,10 @@
 // source and the JSON path ("s.json: steps[3].cost.cycles: expected a number").
 //
 //===----------------------------------------------------------------------===//
-#ifndef WSC_LIB_RUNTIME_JSONREADER_H
-#define WSC_LIB_RUNTIME_JSONREADER_H
+#ifndef WSC_SUPPORT_JSONREADER_H
+#define WSC_SUPPORT_JSONREADER_H
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <nlohmann/json.hpp>
 
@@ -156,4 +156,4 @@ private:
 
 } // namespace wsc::rt
 
-#endif // WSC_LIB_RUNTIME_JSONREADER_H
+#endif // WSC_SUPPORT_JSONREADER_H

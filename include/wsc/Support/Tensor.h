@@ -7,10 +7,10 @@
 // (copy-on-write), which keeps tensors value-semantic like MLIR's.
 //
 //===----------------------------------------------------------------------===//
-#ifndef WSC_RUNTIME_TENSOR_H
-#define WSC_RUNTIME_TENSOR_H
+#ifndef WSC_SUPPORT_TENSOR_H
+#define WSC_SUPPORT_TENSOR_H
 
-#include "wsc/Runtime/DType.h"
+#include "wsc/Support/DType.h"
 
 #include <cstdint>
 #include <memory>
@@ -112,4 +112,4 @@ Tensor concatDim(const std::vector<Tensor> &parts, int dim);
 
 } // namespace wsc::rt
 
-#endif // WSC_RUNTIME_TENSOR_H
+#endif // WSC_SUPPORT_TENSOR_H
