@@ -11,7 +11,7 @@
 
 #include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Placement/Svg.h"
-#include "wsc/Transforms/KernelCost.h"
+#include "wsc/Analysis/KernelCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Target/ScheduleEmitter.h"
-#include "wsc/Transforms/KernelCost.h"
-#include "wsc/Transforms/RaggedDims.h"
+#include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/RaggedDims.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,8 +1,8 @@
 //===- LowerWeightStreaming.cpp - parameters to MemoryX streams -----------===//
 
 #include "ParamLowering.h"
-#include "wsc/Transforms/BatchDims.h"
-#include "wsc/Transforms/KernelCost.h"
+#include "wsc/Analysis/BatchDims.h"
+#include "wsc/Analysis/KernelCost.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,7 +1,7 @@
 //===- ModelInputs.cpp - which arguments of an imported model are inputs --===//
 
 #include "ModelInputs.h"
-#include "wsc/Transforms/BatchDims.h"
+#include "wsc/Analysis/BatchDims.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Diagnostics.h"

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Transforms/KernelCost.h"
+#include "wsc/Analysis/KernelCost.h"
 #include "wsc/Transforms/Passes.h"
-#include "wsc/Transforms/RaggedDims.h"
+#include "wsc/Analysis/RaggedDims.h"
 
 #include "wsc/Placement/Placer.h"
 

@@ -1,6 +1,6 @@
 //===- SelectMode.cpp - weight-streaming or layer-pipelined ---------------===//
 
-#include "wsc/Transforms/KernelCost.h"
+#include "wsc/Analysis/KernelCost.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

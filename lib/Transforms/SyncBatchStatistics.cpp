@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Transforms/BatchDims.h"
+#include "wsc/Analysis/BatchDims.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Transforms/Passes.h"
-#include "wsc/Transforms/KernelCost.h"
-#include "wsc/Transforms/RaggedDims.h"
+#include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/RaggedDims.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

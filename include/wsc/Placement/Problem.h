@@ -8,7 +8,7 @@
 #ifndef WSC_PLACEMENT_PROBLEM_H
 #define WSC_PLACEMENT_PROBLEM_H
 
-#include "wsc/Placement/KernelModels.h"
+#include "wsc/Model/KernelModels.h"
 
 #include <string>
 #include <utility>

@@ -3,7 +3,7 @@
 #include "wsc/Dialect/WSC/WSCAttrs.h"
 #include "wsc/Dialect/WSC/WSCDialect.h"
 
-#include "wsc/Placement/KernelModels.h"
+#include "wsc/Model/KernelModels.h"
 #include "wsc/Sparse/ModelState.h"
 
 

@@ -1,6 +1,6 @@
 //===- KernelModels.cpp - layer-pipelined kernel performance models -------===//
 
-#include "wsc/Placement/KernelModels.h"
+#include "wsc/Model/KernelModels.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 //===- RaggedDims.h - which tensor dims run on valid tokens only -*- C++ -*-===//
 
-#ifndef WSC_TRANSFORMS_RAGGEDDIMS_H
-#define WSC_TRANSFORMS_RAGGEDDIMS_H
+#ifndef WSC_ANALYSIS_RAGGEDDIMS_H
+#define WSC_ANALYSIS_RAGGEDDIMS_H
 
-#include "wsc/Transforms/BatchDims.h"
+#include "wsc/Analysis/BatchDims.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -66,4 +66,4 @@ private:
 
 } // namespace mlir::wsc
 
-#endif // WSC_TRANSFORMS_RAGGEDDIMS_H
+#endif // WSC_ANALYSIS_RAGGEDDIMS_H

@@ -1,6 +1,6 @@
 //===- RaggedDims.cpp - which tensor dims run on valid tokens only --------===//
 
-#include "wsc/Transforms/RaggedDims.h"
+#include "wsc/Analysis/RaggedDims.h"
 #include "Sweep.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 

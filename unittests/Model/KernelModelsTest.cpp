@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Placement/KernelModels.h"
+#include "wsc/Model/KernelModels.h"
 
 #include <gtest/gtest.h>
 

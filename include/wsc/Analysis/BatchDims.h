@@ -1,7 +1,7 @@
 //===- BatchDims.h - which tensor dim scales with the batch -----*- C++ -*-===//
 
-#ifndef WSC_TRANSFORMS_BATCHDIMS_H
-#define WSC_TRANSFORMS_BATCHDIMS_H
+#ifndef WSC_ANALYSIS_BATCHDIMS_H
+#define WSC_ANALYSIS_BATCHDIMS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
@@ -68,4 +68,4 @@ bool isBatchArgument(func::FuncOp func, unsigned index);
 
 } // namespace mlir::wsc
 
-#endif // WSC_TRANSFORMS_BATCHDIMS_H
+#endif // WSC_ANALYSIS_BATCHDIMS_H

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Transforms/DescribeKernel.h"
-#include "wsc/Transforms/KernelCost.h"
+#include "wsc/Analysis/DescribeKernel.h"
+#include "wsc/Analysis/OpKinds.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

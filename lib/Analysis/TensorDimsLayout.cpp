@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Transforms/DescribeKernel.h"
+#include "wsc/Analysis/DescribeKernel.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"

@@ -1,11 +1,12 @@
 //===- KernelCost.h - apply the cost model to wsc IR ------------*- C++ -*-===//
 
-#ifndef WSC_TRANSFORMS_KERNELCOST_H
-#define WSC_TRANSFORMS_KERNELCOST_H
+#ifndef WSC_ANALYSIS_KERNELCOST_H
+#define WSC_ANALYSIS_KERNELCOST_H
 
+#include "wsc/Analysis/BatchDims.h"
+#include "wsc/Analysis/OpKinds.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Model/CostModel.h"
-#include "wsc/Transforms/BatchDims.h"
 
 namespace mlir::linalg {
 class LinalgOp;
@@ -15,16 +16,6 @@ namespace mlir::wsc {
 
 /// The cost model's view of a `#wsc.target`.
 ::wsc::model::TargetSpec toTargetSpec(TargetAttr target);
-
-/// A structured op is a contraction (one FMAC per iteration) when it
-/// reduces and its body multiplies and adds.
-bool isContraction(linalg::LinalgOp op);
-
-/// The loop of a one-hot reduction `out[.., v, ..] += (idx[t] == v) ? x : 0`
-/// (the embedding gradient the exporter emits), or nullopt. Such an op is a
-/// scatter-add: each reduction point touches one `v`, so its work is the
-/// iteration count divided by that loop's range.
-std::optional<unsigned> oneHotLoop(linalg::LinalgOp op);
 
 /// The work of one structured op on a system holding `localBatch` samples
 /// (1: per sample); a one-hot (embedding gradient) loop counts as the
@@ -82,4 +73,4 @@ inline int64_t largestShard(int64_t globalBatch, int64_t systems) {
 
 } // namespace mlir::wsc
 
-#endif // WSC_TRANSFORMS_KERNELCOST_H
+#endif // WSC_ANALYSIS_KERNELCOST_H

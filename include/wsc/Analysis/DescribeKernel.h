@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WSC_TRANSFORMS_DESCRIBEKERNEL_H
-#define WSC_TRANSFORMS_DESCRIBEKERNEL_H
+#ifndef WSC_ANALYSIS_DESCRIBEKERNEL_H
+#define WSC_ANALYSIS_DESCRIBEKERNEL_H
 
 #include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Model/LayoutCost.h"
-#include "wsc/Transforms/BatchDims.h"
+#include "wsc/Analysis/BatchDims.h"
 
 #include <map>
 #include <optional>
@@ -70,4 +70,4 @@ tensorDimsLayout(const ::wsc::model::Layout &layout, const DescribedTensor &tens
 
 } // namespace mlir::wsc
 
-#endif // WSC_TRANSFORMS_DESCRIBEKERNEL_H
+#endif // WSC_ANALYSIS_DESCRIBEKERNEL_H

@@ -1,7 +1,7 @@
 //===- KernelCost.cpp - apply the cost model to wsc IR --------------------===//
 
-#include "wsc/Transforms/KernelCost.h"
-#include "wsc/Transforms/DescribeKernel.h"
+#include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/DescribeKernel.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -81,37 +81,6 @@ LayoutAttr mlir::wsc::defaultLayout(MLIRContext *ctx, int64_t rank,
   tile.pesY = model.y.empty() ? 1 : info.pesY;
   tile.elementsPerPe = info.elements;
   return tile;
-}
-
-bool mlir::wsc::isContraction(linalg::LinalgOp op) {
-  if (op.getNumReductionLoops() == 0)
-    return false;
-  bool mul = false, add = false;
-  for (Operation &inner : op->getRegion(0).front()) {
-    mul |= llvm::isa<arith::MulFOp>(inner);
-    add |= llvm::isa<arith::AddFOp>(inner);
-  }
-  return mul && add;
-}
-
-std::optional<unsigned> mlir::wsc::oneHotLoop(linalg::LinalgOp op) {
-  if (op.getNumReductionLoops() == 0 || op->getNumRegions() != 1)
-    return std::nullopt;
-  for (Operation &inner : op->getRegion(0).front()) {
-    auto cmp = llvm::dyn_cast<arith::CmpIOp>(inner);
-    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
-      continue;
-    for (Value side : cmp->getOperands()) {
-      Operation *def = side.getDefiningOp();
-      if (auto cast = llvm::dyn_cast_or_null<arith::IndexCastOp>(def))
-        def = cast.getIn().getDefiningOp();
-      if (auto index = llvm::dyn_cast_or_null<linalg::IndexOp>(def))
-        if (op.getIteratorTypesArray()[index.getDim()] == utils::IteratorType::parallel &&
-            llvm::any_of(cmp->getUsers(), [](Operation *u) { return llvm::isa<arith::SelectOp>(u); }))
-          return index.getDim();
-    }
-  }
-  return std::nullopt;
 }
 
 std::optional<double> mlir::wsc::rowStreamBytes(Value table, const BatchDims &dims,

@@ -1,6 +1,6 @@
 //===- BatchDims.cpp - which tensor dim scales with the batch -------------===//
 
-#include "wsc/Transforms/BatchDims.h"
+#include "wsc/Analysis/BatchDims.h"
 #include "Sweep.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Transforms/BatchDims.h"
+#include "wsc/Analysis/BatchDims.h"
 
 #include "wsc/Dialect/WSC/WSCOps.h"
 

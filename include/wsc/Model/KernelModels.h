@@ -6,10 +6,14 @@
 // sample and the memory of the busiest PE. docs/LayerPipelined.md has the
 // formulas.
 //
+// They stay in namespace wsc::place: they are the kernels of the placement
+// problem (the ISPD 2020 contest's), used by the dialect's attribute verifier
+// and by the placer above it.
+//
 //===----------------------------------------------------------------------===//
 
-#ifndef WSC_PLACEMENT_KERNELMODELS_H
-#define WSC_PLACEMENT_KERNELMODELS_H
+#ifndef WSC_MODEL_KERNELMODELS_H
+#define WSC_MODEL_KERNELMODELS_H
 
 #include "wsc/Model/CostModel.h"
 
@@ -86,4 +90,4 @@ std::vector<int64_t> outputShape(const Kernel &kernel);
 
 } // namespace wsc::place
 
-#endif // WSC_PLACEMENT_KERNELMODELS_H
+#endif // WSC_MODEL_KERNELMODELS_H

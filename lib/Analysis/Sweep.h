@@ -4,8 +4,8 @@
 // function (and into and out of kernel bodies) until nothing changes.
 //
 //===----------------------------------------------------------------------===//
-#ifndef WSC_LIB_TRANSFORMS_SWEEP_H
-#define WSC_LIB_TRANSFORMS_SWEEP_H
+#ifndef WSC_LIB_ANALYSIS_SWEEP_H
+#define WSC_LIB_ANALYSIS_SWEEP_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -29,4 +29,4 @@ LogicalResult sweepToFixpoint(ArrayRef<Operation *> ops, function_ref<void(Opera
 
 } // namespace mlir::wsc
 
-#endif // WSC_LIB_TRANSFORMS_SWEEP_H
+#endif // WSC_LIB_ANALYSIS_SWEEP_H
