@@ -12,10 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Report.h"
-#include "wsc/Runtime/SafeTensors.h"
+#include "wsc/Support/SafeTensors.h"
 #include "wsc/Runtime/Session.h"
 #include "wsc/Runtime/Threads.h"
 #include "wsc/Runtime/TimingModel.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Runtime/Session.h"
 #include "wsc/Runtime/SwarmX.h"

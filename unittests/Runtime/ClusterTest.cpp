@@ -1,6 +1,6 @@
 //===- ClusterTest.cpp - Session, SwarmX, sharding, end to end -------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Session.h"
 #include "wsc/Runtime/SwarmX.h"
 

@@ -1,6 +1,6 @@
 //===- DTypeTest.cpp - f16 / bf16 rounding ---------------------------------===//
 
-#include "wsc/Runtime/DType.h"
+#include "wsc/Support/DType.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Interpreter.h"
 
 #include "TestUtil.h"

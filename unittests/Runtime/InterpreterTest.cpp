@@ -1,6 +1,6 @@
 //===- InterpreterTest.cpp - Kernel bodies against naive loops -------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Interpreter.h"
 
 #include "TestUtil.h"

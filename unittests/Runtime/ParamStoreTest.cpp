@@ -4,7 +4,7 @@
 
 #include "TestUtil.h"
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Session.h"
 

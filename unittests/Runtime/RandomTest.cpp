@@ -1,6 +1,6 @@
 //===- RandomTest.cpp - Philox draws and random inputs of a schedule ------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Random.h"
 #include "wsc/Runtime/Session.h"
 

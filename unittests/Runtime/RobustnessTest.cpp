@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Interpreter.h"
-#include "wsc/Runtime/SafeTensors.h"
+#include "wsc/Support/SafeTensors.h"
 
 #include "TestUtil.h"
 

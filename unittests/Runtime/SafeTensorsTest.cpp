@@ -1,7 +1,7 @@
 //===- SafeTensorsTest.cpp - .safetensors reading, writing, corruption ----===//
 
-#include "wsc/Runtime/Error.h"
-#include "wsc/Runtime/SafeTensors.h"
+#include "wsc/Support/Error.h"
+#include "wsc/Support/SafeTensors.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

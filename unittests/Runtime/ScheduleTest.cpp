@@ -1,6 +1,6 @@
 //===- ScheduleTest.cpp - Parsing and validation of schedules -------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Schedule.h"
 
 #include "TestUtil.h"

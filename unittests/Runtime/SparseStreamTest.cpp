@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Interpreter.h"
 #include "wsc/Runtime/MemoryX.h"
 #include "wsc/Runtime/Session.h"

@@ -1,7 +1,7 @@
 //===- TensorTest.cpp - Tensor helpers -------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Error.h"
+#include "wsc/Support/Tensor.h"
 
 #include "TestUtil.h"
 

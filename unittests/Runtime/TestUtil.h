@@ -9,9 +9,9 @@
 #ifndef WSC_UNITTESTS_RUNTIME_TESTUTIL_H
 #define WSC_UNITTESTS_RUNTIME_TESTUTIL_H
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/Schedule.h"
-#include "wsc/Runtime/Tensor.h"
+#include "wsc/Support/Tensor.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/SafeTensors.h"
+#include "wsc/Support/SafeTensors.h"
 
 #include "TestUtil.h"
 #include "../ToolFixture.h"

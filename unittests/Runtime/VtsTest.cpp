@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Runtime/Error.h"
+#include "wsc/Support/Error.h"
 #include "wsc/Runtime/KernelWork.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Session.h"

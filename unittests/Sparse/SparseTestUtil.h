@@ -2,7 +2,7 @@
 #ifndef WSC_UNITTESTS_SPARSE_TESTUTIL_H
 #define WSC_UNITTESTS_SPARSE_TESTUTIL_H
 
-#include "wsc/Runtime/DType.h"
+#include "wsc/Support/DType.h"
 #include "wsc/Sparse/Csr.h"
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 //===- DescribeKernelTest.cpp - kernels as the layout cost model sees them ===//
 
 #include "wsc/Dialect/WSC/WSCDialect.h"
-#include "wsc/Transforms/DescribeKernel.h"
-#include "wsc/Transforms/KernelCost.h"
+#include "wsc/Analysis/DescribeKernel.h"
+#include "wsc/Analysis/KernelCost.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
