@@ -7,7 +7,7 @@ JOBS   ?= 2
 OUT    ?= $(BUILD)/demo
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs test-coverage bench docs clean
+.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs test-coverage test-layering bench docs clean
 
 all: build
 
@@ -40,13 +40,17 @@ demo: build
 	    --data $(OUT)/batches.safetensors --steps 20 --trace $(OUT)/lp.trace.json
 
 test: build
-	$(MAKE) --no-print-directory test-unit test-lit test-python test-docs test-coverage
+	$(MAKE) --no-print-directory test-layering test-unit test-lit test-python test-docs test-coverage
 
 test-unit:
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
 test-lit:
 	/usr/lib/llvm-22/bin/lit -sv $(BUILD)/test
+
+# Libraries depend one way: a forbidden include or link fails (docs/Architecture.md).
+test-layering:
+	$(PYTHON) scripts/check-layering.py
 
 # The committed reference docs must match what TableGen generates now.
 test-docs:
