@@ -2,23 +2,23 @@
 
 #include "wsc/Runtime/Session.h"
 
-#include "wsc/Support/Error.h"
-#include "wsc/Runtime/PipelineModel.h"
+#include "Execution.h"
+#include "ExecutionVts.h"
+
 #include "wsc/Runtime/Random.h"
+#include "wsc/Support/Error.h"
 
 #include <algorithm>
 
 namespace wsc::rt {
 
-Session::Session(Schedule schedule)
-    : schedule_(std::move(schedule)), interpreter_(schedule_), timing_(makeStepModel(schedule_)) {
-  if (!schedule_.isLayerPipelined()) {
-    memoryX_.emplace(schedule_.params);
-    swarmX_ = std::make_unique<LocalSwarmX>(schedule_.systems);
-  }
+Session::Session(Schedule schedule) : schedule_(std::move(schedule)), interpreter_(schedule_) {
   const std::vector<BatchShard> shards = shardBatch(schedule_.globalBatch, schedule_.systems);
   for (int k = 0; k < schedule_.systems; ++k)
     systems_.emplace_back(schedule_, interpreter_, k, shards[k]);
+  execution_ = makeExecution(schedule_, interpreter_, systems_);
+  if (schedule_.vts)
+    vts_ = std::make_unique<VtsController>(schedule_);
   // Free activations after their last use; outputs stay to the end.
   const size_t V = schedule_.values.size();
   std::vector<int> last(V, -1);
@@ -34,26 +34,20 @@ Session::Session(Schedule schedule)
   for (size_t v = 0; v < V; ++v)
     if (last[v] >= 0)
       releaseAfter_[last[v]].push_back(static_cast<int>(v));
-  initVts();
-  initSparse();
 }
 
-const ParamStore &Session::parameters() const {
-  if (memoryX_)
-    return *memoryX_;
-  return systems_[0].residentWeights();
-}
+Session::~Session() = default;
 
-ParamStore &Session::mutableParameters() {
-  if (memoryX_)
-    return *memoryX_;
-  return systems_[0].residentWeights();
-}
+const ParamStore &Session::parameters() const { return execution_->parameters(); }
 
-const MemoryX &Session::memoryX() const {
-  if (!memoryX_)
-    fail("a layer-pipelined session has no MemoryX: the weights are resident on the wafer");
-  return *memoryX_;
+const MemoryX &Session::memoryX() const { return execution_->memoryX(); }
+
+const StepModel &Session::timing() const { return execution_->model(); }
+
+const std::vector<int64_t> &Session::maskLengths(int group) const {
+  if (!vts_)
+    fail("unknown mask group ", group, " (the schedule has 0)");
+  return vts_->lengths(group);
 }
 
 void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
@@ -71,7 +65,7 @@ void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
       fail(what, " '", p.name, "' has shape ", shapeToString(w.shape()), ", expected ",
            shapeToString(p.shape));
   }
-  ParamStore &store = mutableParameters();
+  ParamStore &store = execution_->parameters();
   for (size_t i = 0; i < schedule_.params.size(); ++i)
     store.setWeights(static_cast<int>(i), weights.at(schedule_.params[i].name));
 }
@@ -91,14 +85,14 @@ void Session::checkParamMasks(const std::map<std::string, Tensor> &masks,
 
 void Session::loadMasks(const std::map<std::string, Tensor> &masks) {
   checkParamMasks(masks, "mask");
-  ParamStore &store = mutableParameters();
+  ParamStore &store = execution_->parameters();
   for (const auto &[name, mask] : masks)
     store.setMask(schedule_.paramIndex(name), mask);
 }
 
 void Session::requestGradients(const std::map<std::string, Tensor> &entries) {
   checkParamMasks(entries, "gradient request");
-  ParamStore &store = mutableParameters();
+  ParamStore &store = execution_->parameters();
   for (const auto &[name, want] : entries)
     store.requestGradient(schedule_.paramIndex(name), want);
 }
@@ -165,120 +159,31 @@ void Session::run(const std::vector<Tensor> &inputs) {
       sys.setValue(spec.value, uniformShard(key, v.shape, v.batchDim, schedule_.globalBatch,
                                             sys.shard().begin, sys.shard().size));
   }
-  decided_ = ragged_ = false;
-  for (const InputSpec &spec : schedule_.inputs)
-    noteMasks(spec.value);
-  startSparseStep();
-  const int N = schedule_.systems;
+  if (vts_) {
+    vts_->startStep();
+    for (const InputSpec &spec : schedule_.inputs)
+      vts_->noteMasks(spec.value, systems_);
+  }
+  execution_->startStep();
   for (size_t si = 0; si < schedule_.steps.size(); ++si) {
+    if (vts_ && static_cast<int>(si) == schedule_.vts->firstStep)
+      vts_->decide(systems_);
+    execution_->runStep(si);
     const Step &st = schedule_.steps[si];
-    if (schedule_.vts && static_cast<int>(si) == schedule_.vts->firstStep)
-      decideVts();
-    switch (st.kind) {
-    case StepKind::WeightStream: {
-      if (st.format == StreamFormat::Csr) {
-        SparseStream w = memoryX_->sparseStream(st.param, st.order, st.dtype);
-        streamBytes_[si] = static_cast<double>(w.bytes.total());
-        std::vector<SparseStream> received = swarmX_->broadcast(w);
-        for (int k = 0; k < N; ++k)
-          systems_[k].setCsrValue(st.results[0], CsrTensor(received[k].matrix));
-        break;
-      }
-      Tensor w = memoryX_->streamWeights(st.param, st.order, st.dtype);
-      std::vector<Tensor> received = swarmX_->broadcast(w);
-      const DType dt = schedule_.values[st.results[0]].dtype;
-      for (int k = 0; k < N; ++k)
-        systems_[k].setValue(st.results[0], received[k].withDType(dt));
-      break;
-    }
-    case StepKind::Kernel:
-    case StepKind::LayoutConvert:
-    case StepKind::StripPadding:
-    case StepKind::RestorePadding:
-    case StepKind::WeightRead:   // layer pipelined: all on the one wafer
-    case StepKind::WeightUpdate:
-    case StepKind::Route:
-      for (WaferSystem &sys : systems_)
-        sys.execute(si);
-      break;
-    case StepKind::AllReduce: {
-      std::vector<Tensor> partials;
-      for (WaferSystem &sys : systems_)
-        partials.push_back(sys.value(st.operands[0]));
-      std::vector<Tensor> sums = swarmX_->allReduce(partials);
-      for (int k = 0; k < N; ++k)
-        systems_[k].setValue(st.results[0], sums[k]);
-      break;
-    }
-    case StepKind::BufferUpdate:
-      // Equal on every system (whole-batch statistics): system 0's copy, to
-      // MemoryX or, layer pipelined, in place on the wafer.
-      mutableParameters().setWeights(st.param, systems_[0].value(st.operands[0]));
-      break;
-    case StepKind::GradientStream: {
-      std::vector<Tensor> partials;
-      if (st.format == StreamFormat::Mask) {
-        // FP32 values at the requested entries, in mask order.
-        for (WaferSystem &sys : systems_)
-          partials.push_back(sys.maskOrderGradient(si));
-        streamBytes_[si] = 4.0 * static_cast<double>(partials[0].numel());
-        memoryX_->applyMaskGradient(st.param, swarmX_->reduce(partials), st.order);
-        break;
-      }
-      if (st.format == StreamFormat::Rows)
-        streamBytes_[si] = nonZeroRowBytes(si);
-      for (WaferSystem &sys : systems_) {
-        Tensor g = sys.value(st.operands[0]);
-        if (schedule_.gradientDType != DType::F32) {
-          // Systems send gradients in gradient_dtype; SwarmX adds in FP32.
-          Tensor r = Tensor::uninitialized(DType::F32, g.shape());
-          roundBuffer(schedule_.gradientDType, g.data<float>(), r.data<float>(), g.numel());
-          g = r;
-        }
-        partials.push_back(g);
-      }
-      memoryX_->applyGradient(st.param, swarmX_->reduce(partials), st.order);
-      break;
-    }
-    }
-    for (int id : st.results)
-      noteMasks(id);
+    if (vts_)
+      for (int id : st.results)
+        vts_->noteMasks(id, systems_);
     for (int id : releaseAfter_[si])
       for (WaferSystem &sys : systems_)
         sys.release(id);
   }
-  if (schedule_.vts && !decided_)
-    decideVts(); // no VTS step ran: for the report only
+  if (vts_ && !vts_->decided())
+    vts_->decide(systems_); // no VTS step ran: for the report only
 }
 
-double Session::nonZeroRowBytes(size_t si) const {
-  // Each system sends its rows with a non-zero gradient, index and values;
-  // the busiest link sets the time. Numerically the same as dense: the
-  // rows left out add zeros.
-  double most = 0;
-  for (const WaferSystem &sys : systems_) {
-    const Tensor &g = sys.value(schedule_.steps[si].operands[0]);
-    const int64_t rows = g.shape()[0], cols = g.shape()[1];
-    const float *d = g.data<float>();
-    int64_t sent = 0;
-    for (int64_t r = 0; r < rows; ++r)
-      sent += std::any_of(d + r * cols, d + (r + 1) * cols, [](float v) { return v != 0.0f; });
-    most = std::max(most, static_cast<double>(sent) * (4.0 + 4.0 * static_cast<double>(cols)));
-  }
-  return most;
-}
-
-StepTiming Session::simulateTiming() {
-  StepWork work;
-  std::vector<VtsTiming::Kernel> kernels;
-  if (schedule_.vts)
-    vtsWork(work, kernels);
-  sparseWork(work);
-  StepTiming t = timing_->simulateStep(work);
-  if (schedule_.vts)
-    reportVts(t, std::move(kernels));
-  reportSparse(t);
-  return t;
+void Session::clearSystems() {
+  for (WaferSystem &sys : systems_)
+    sys.clear();
 }
 
 Tensor Session::randomDraw(size_t index, uint64_t step) const {
@@ -295,18 +200,9 @@ double Session::step(const std::vector<Tensor> &inputs) {
   if (!schedule_.isTraining())
     fail("this is an inference schedule: use infer(), not step()");
   run(inputs);
-  const int lossId = schedule_.outputs[0].value;
-  if (swarmX_) {
-    std::vector<Tensor> partials;
-    for (WaferSystem &sys : systems_)
-      partials.push_back(sys.value(lossId));
-    report_.loss = swarmX_->reduce(partials).at(0);
-  } else {
-    report_.loss = systems_[0].value(lossId).at(0); // streamed off the one wafer
-  }
-  report_.timing = simulateTiming();
-  for (WaferSystem &sys : systems_)
-    sys.clear();
+  report_.loss = execution_->loss(schedule_.outputs[0].value);
+  report_.timing = execution_->simulateStep(vts_.get());
+  clearSystems();
   ++stepsRun_;
   return report_.loss;
 }
@@ -327,9 +223,8 @@ std::vector<Tensor> Session::infer(const std::vector<Tensor> &inputs) {
       parts.push_back(sys.value(o.value));
     outputs.push_back(concatDim(parts, *v.batchDim));
   }
-  report_.timing = simulateTiming();
-  for (WaferSystem &sys : systems_)
-    sys.clear();
+  report_.timing = execution_->simulateStep(vts_.get());
+  clearSystems();
   report_.loss = 0;
   ++stepsRun_;
   return outputs;

@@ -1,45 +1,29 @@
 //===- Session.h - Drives training steps over an emulated cluster -*- C++ -*-===//
 //
-// A Session owns one cluster and its timing model. In weight-streaming mode
-// that is MemoryX, a SwarmX and one WaferSystem per system, and a training
-// step walks the schedule once:
-//   weight_stream   -> MemoryX rounds the weights, SwarmX broadcasts them;
-//   kernel          -> every system runs it on its batch shard;
-//   gradient_stream -> SwarmX sums the systems' partial gradients (FP32),
-//                      MemoryX applies the optimizer;
-//   all_reduce      -> SwarmX sums a partial over the systems and returns the
-//                      total to each (synchronized batch statistics);
-//   buffer_update   -> MemoryX replaces a buffer with the systems' value;
-// and the loss is the SwarmX sum of the systems' partial losses.
-// Inference runs the same walk and concatenates outputs along the batch.
+// A Session owns one cluster and runs training or inference steps on it.
+// Every step walks the schedule once: each system gets its shard of the
+// global batch and its random draws, the steps run in order, and values are
+// freed after their last use. Inference concatenates the systems' outputs
+// along the batch.
 //
-// In layer-pipelined mode the cluster is one wafer and nothing else: the
-// weights are resident on it (WaferSystem::residentWeights()), kernels read
-// them in place (weight_read), activations move between layers' regions over
-// the fabric (route) and each layer updates its weights in place
-// (weight_update). No MemoryX, no SwarmX; the timing model is the sample
-// pipeline (PipelineModel).
+// What the steps that are not computation do depends on the execution
+// mode, and so does the timing model: an Execution (lib/Runtime/Execution.h)
+// chosen once from the schedule's mode holds that part. In weight-streaming
+// mode it is MemoryX, a SwarmX and one WaferSystem per system (with sparse
+// parameters, MemoryX's CSR working copies and gradient requests); in
+// layer-pipelined mode one wafer with the weights resident on it.
 //
-// With sparse parameters (docs/ScheduleFormat.md, "Sparse parameters")
-// MemoryX keeps their CSR working copies; a csr weight_stream broadcasts the
-// working copy (SparseStream), every step starts with MemoryX's gradient
-// requests for the mask-format gradient streams, and those streams reduce
-// and apply [nnz] vectors in mask order. The timing model gets the actual
-// stream bytes and kernel work of the actual masks (StepTiming::sparse).
-//
-// With variable tensor shapes (a "vts" section) the Session reads every
-// mask group's valid lengths off the systems as the mask values appear,
-// decides before the first VTS step whether the step runs ragged (valid
-// fraction <= threshold) and tells the systems; after the step it hands the
-// timing model the ragged kernels' work (KernelWork) and reports the VTS
-// figures (StepTiming::vts).
+// With variable tensor shapes (a "vts" section) a VtsController, in either
+// mode, reads every mask group's valid lengths off the systems as the mask
+// values appear, decides before the first VTS step whether the step runs
+// ragged and tells the systems; the timing model then gets the ragged
+// kernels' work (StepTiming::vts).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_SESSION_H
 #define WSC_RUNTIME_SESSION_H
 
 #include "wsc/Runtime/Interpreter.h"
-#include "wsc/Runtime/KernelWork.h"
 #include "wsc/Runtime/MemoryX.h"
 #include "wsc/Runtime/ParamStore.h"
 #include "wsc/Runtime/Schedule.h"
@@ -49,11 +33,13 @@
 
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace wsc::rt {
+
+class Execution;
+class VtsController;
 
 struct StepReport {
   double loss = 0;
@@ -63,6 +49,7 @@ struct StepReport {
 class Session {
 public:
   explicit Session(Schedule schedule);
+  ~Session();
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
 
@@ -113,9 +100,9 @@ public:
   const StepReport &lastReport() const { return report_; }
   int stepsRun() const { return stepsRun_; }
   /// TimingModel (weight streaming) or PipelineModel (layer pipelined).
-  const StepModel &timing() const { return *timing_; }
+  const StepModel &timing() const;
   const Interpreter &interpreter() const { return interpreter_; }
-  void writeTrace(const std::string &path) const { timing_->writeTrace(path); }
+  void writeTrace(const std::string &path) const { timing().writeTrace(path); }
   const WaferSystem &system(int k) const { return systems_.at(k); }
   /// VTS: the valid lengths of the last step's samples in mask group `group`
   /// (global batch order). Throws for an unknown group.
@@ -125,48 +112,14 @@ private:
   void run(const std::vector<Tensor> &inputs);
   /// Throws unless every entry names a parameter and is i1 of its shape.
   void checkParamMasks(const std::map<std::string, Tensor> &masks, const char *what) const;
-  ParamStore &mutableParameters();
-  StepTiming simulateTiming();
-  // Variable tensor shape (SessionVts.cpp).
-  void initVts();
-  void noteMasks(int id);
-  void decideVts();
-  void vtsWork(StepWork &work, std::vector<VtsTiming::Kernel> &kernels);
-  void reportVts(StepTiming &t, std::vector<VtsTiming::Kernel> kernels) const;
-  // Sparse weights (SessionSparse.cpp).
-  void initSparse();
-  /// The bytes a rows gradient stream (steps[si]) sends from the busiest
-  /// system: its rows with a non-zero gradient.
-  double nonZeroRowBytes(size_t si) const;
-  void startSparseStep();
-  void sparseWork(StepWork &work);
-  void reportSparse(StepTiming &t) const;
+  void clearSystems();
 
   Schedule schedule_;
   Interpreter interpreter_;
-  std::optional<MemoryX> memoryX_;  // weight streaming only
-  std::unique_ptr<SwarmX> swarmX_;  // weight streaming only
   std::vector<WaferSystem> systems_;
-  std::unique_ptr<StepModel> timing_;
+  std::unique_ptr<Execution> execution_; // by the schedule's mode
+  std::unique_ptr<VtsController> vts_;   // with a "vts" section only
   std::vector<std::vector<int>> releaseAfter_; // per step: values dead after it
-  std::unique_ptr<KernelWork> work_; // VTS or sparse weights
-  // Variable tensor shape only.
-  std::vector<std::vector<int>> masksOf_;     // value id -> mask groups it masks
-  std::vector<std::vector<int64_t>> lengths_; // [group][sample] of this step
-  bool decided_ = false, ragged_ = false;
-  // Streams whose bytes depend on the data (csr, mask, rows): per step the
-  // bytes moved this step (-1: the schedule's); empty when there are none.
-  // Sparse weights only: the interpreter's counts at the step's start.
-  bool sparse_ = false;
-  std::vector<double> streamBytes_;
-  // Per step, the gradient request the systems hold from an earlier step
-  // and the bytes of sending this step's; per parameter, the fraction of
-  // its entries this step's gradient request covers.
-  std::vector<std::shared_ptr<const sparse::CsrPattern>> sentRequest_;
-  std::vector<double> requestBytes_;
-  std::vector<double> requestDensity_;
-  std::vector<bool> csrStreamed_; // per parameter: has a csr weight stream
-  int64_t spmmAtStart_ = 0, sddmmAtStart_ = 0, fallbacksAtStart_ = 0;
   StepReport report_;
   uint64_t seed_ = 0;
   int stepsRun_ = 0;

@@ -1,16 +1,9 @@
-//===- SessionSparse.cpp - The Session's sparse-weight bookkeeping --------===//
-//
-// Tells MemoryX which parameters stream sparse, sends its gradient requests
-// to the systems at the start of every step, and after the step hands the
-// timing model the bytes and kernel work of the actual masks and reports
-// them (StepTiming::sparse).
-//
-//===----------------------------------------------------------------------===//
+//===- ExecutionSparse.cpp - Weight streaming with sparse parameters ------===//
 
-#include "wsc/Runtime/Session.h"
+#include "ExecutionSparse.h"
 
 #include "wsc/Runtime/Optimizer.h"
-#include "wsc/Runtime/PipelineModel.h"
+#include "wsc/Runtime/PipelineModel.h" // elementBytes
 
 #include "wsc/Sparse/ModelState.h"
 
@@ -18,21 +11,13 @@
 
 namespace wsc::rt {
 
-void Session::initSparse() {
-  const Schedule &s = schedule_;
-  if (s.isLayerPipelined())
-    return;
-  for (const ParamSpec &p : s.params)
-    sparse_ = sparse_ || p.sparsity.has_value();
-  // Rows gradient streams (embedding tables) move the bytes of their
-  // actual non-zero rows.
-  const bool rows = std::any_of(s.steps.begin(), s.steps.end(), [](const Step &st) {
-    return st.format == StreamFormat::Rows;
-  });
-  if (sparse_ || rows)
-    streamBytes_.assign(s.steps.size(), -1.0);
-  if (!sparse_)
-    return;
+bool SparseWeights::needed(const Schedule &s) {
+  return std::any_of(s.params.begin(), s.params.end(),
+                     [](const ParamSpec &p) { return p.sparsity.has_value(); });
+}
+
+SparseWeights::SparseWeights(const Schedule &s, const Interpreter &interpreter, MemoryX &memoryX)
+    : schedule_(s), interpreter_(interpreter), memoryX_(memoryX) {
   requestBytes_.assign(s.steps.size(), 0.0);
   sentRequest_.assign(s.steps.size(), nullptr);
   requestDensity_.assign(s.params.size(), 1.0);
@@ -52,19 +37,16 @@ void Session::initSparse() {
   }
   for (size_t p = 0; p < s.params.size(); ++p)
     if (streamed[p])
-      memoryX_->streamSparse(static_cast<int>(p), dtypes[p]);
-  if (contractions && !work_)
+      memoryX_.streamSparse(static_cast<int>(p), dtypes[p]);
+  if (contractions)
     work_ = std::make_unique<KernelWork>(s);
 }
 
-void Session::startSparseStep() {
-  std::fill(streamBytes_.begin(), streamBytes_.end(), -1.0);
-  if (!sparse_)
-    return;
+void SparseWeights::startStep(SwarmX &swarmX, std::vector<WaferSystem> &systems) {
   spmmAtStart_ = interpreter_.execCount(ExecMode::Spmm);
   sddmmAtStart_ = interpreter_.execCount(ExecMode::Sddmm);
   fallbacksAtStart_ = interpreter_.denseFallbacks();
-  const MemoryX &mx = *memoryX_;
+  const MemoryX &mx = memoryX_;
   for (size_t p = 0; p < schedule_.params.size(); ++p) {
     const int64_t phi = numElements(schedule_.params[p].shape);
     requestDensity_[p] =
@@ -86,26 +68,19 @@ void Session::startSparseStep() {
     if (!known)
       requestBytes_[si] = static_cast<double>(sparse::gradientRequestBytes(*request.mask));
     sentRequest_[si] = request.mask;
-    std::vector<GradientRequest> received = swarmX_->broadcast(request);
-    for (WaferSystem &sys : systems_)
+    std::vector<GradientRequest> received = swarmX.broadcast(request);
+    for (WaferSystem &sys : systems)
       sys.setGradientRequest(si, received[sys.index()]);
   }
 }
 
-void Session::sparseWork(StepWork &work) {
+void SparseWeights::addWork(StepWork &work, const std::vector<WaferSystem> &systems) const {
   const Schedule &s = schedule_;
-  if (!streamBytes_.empty()) {
-    work.streamBytes.resize(s.steps.size());
-    for (size_t si = 0; si < s.steps.size(); ++si)
-      work.streamBytes[si] = streamBytes_[si] >= 0 ? streamBytes_[si] : s.steps[si].bytes;
-  }
-  if (!sparse_)
-    return;
   work.requestBytes = requestBytes_;
   // MemoryX updates a sparse parameter's active weights only.
   work.updateFraction.resize(s.params.size());
   for (size_t p = 0; p < s.params.size(); ++p)
-    work.updateFraction[p] = parameters().density(static_cast<int>(p));
+    work.updateFraction[p] = memoryX_.density(static_cast<int>(p));
   // Kernels: the compiler's density is replaced by the actual masks' factor.
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const Step &st = s.steps[si];
@@ -116,19 +91,17 @@ void Session::sparseWork(StepWork &work) {
       work.kernelFactor.assign(s.systems, std::vector<double>(s.steps.size(), 1.0));
     std::vector<std::pair<size_t, double>> ops;
     for (const SparseContraction &c : sc)
-      ops.push_back({c.op, c.sddmm ? requestDensity_[c.param] : memoryX_->density(c.param)});
-    for (const WaferSystem &sys : systems_) {
+      ops.push_back({c.op, c.sddmm ? requestDensity_[c.param] : memoryX_.density(c.param)});
+    for (const WaferSystem &sys : systems) {
       const double f = ops.empty() ? 1.0 : work_->sparseFraction(si, sys.shard().size, ops);
       work.kernelFactor[sys.index()][si] *= f / st.cost.density;
     }
   }
 }
 
-void Session::reportSparse(StepTiming &t) const {
-  if (!sparse_)
-    return;
+void SparseWeights::report(StepTiming &t, const std::vector<double> &streamBytes) const {
   const Schedule &s = schedule_;
-  const MemoryX &mx = *memoryX_;
+  const MemoryX &mx = memoryX_;
   SparseTiming r;
   r.spmm = interpreter_.execCount(ExecMode::Spmm) - spmmAtStart_;
   r.sddmm = interpreter_.execCount(ExecMode::Sddmm) - sddmmAtStart_;
@@ -149,13 +122,13 @@ void Session::reportSparse(StepTiming &t) const {
     q.density = phi > 0 ? static_cast<double>(q.nnz) / static_cast<double>(phi) : 1.0;
     for (size_t si = 0; si < s.steps.size(); ++si) {
       const Step &st = s.steps[si];
-      if (st.param != static_cast<int>(p) || streamBytes_[si] < 0)
+      if (st.param != static_cast<int>(p) || streamBytes[si] < 0)
         continue;
       if (st.kind == StepKind::WeightStream) {
-        q.streamBytes += streamBytes_[si];
+        q.streamBytes += streamBytes[si];
         q.denseStreamBytes += static_cast<double>(phi) * elementBytes(st.dtype);
       } else {
-        q.gradientBytes += streamBytes_[si];
+        q.gradientBytes += streamBytes[si];
         q.denseGradientBytes += 4.0 * static_cast<double>(phi);
         q.requestBytes += requestBytes_[si];
       }

@@ -1,14 +1,6 @@
-//===- SessionVts.cpp - The Session's variable-tensor-shape controller ----===//
-//
-// Per step: read each mask group's valid lengths off the systems as soon as
-// its mask value exists, decide ragged or dense before the first VTS step
-// (the valid fraction of the global batch against the threshold), and after
-// the step tell the timing model how much work the ragged kernels did
-// (vtsWork) and report the VTS figures (reportVts).
-//
-//===----------------------------------------------------------------------===//
+//===- ExecutionVts.cpp - A step's variable-tensor-shape controller -------===//
 
-#include "wsc/Runtime/Session.h"
+#include "ExecutionVts.h"
 
 #include "wsc/Support/Error.h"
 
@@ -16,35 +8,32 @@
 
 namespace wsc::rt {
 
-void Session::initVts() {
-  if (!schedule_.vts)
-    return;
-  work_ = std::make_unique<KernelWork>(schedule_);
+VtsController::VtsController(const Schedule &schedule)
+    : schedule_(schedule), work_(schedule) {
+  const VtsSpec &vts = *schedule_.vts;
   masksOf_.assign(schedule_.values.size(), {});
-  for (size_t g = 0; g < schedule_.vts->masks.size(); ++g)
-    masksOf_[schedule_.vts->masks[g].value].push_back(static_cast<int>(g));
-  lengths_.assign(schedule_.vts->masks.size(), {});
+  for (size_t g = 0; g < vts.masks.size(); ++g)
+    masksOf_[vts.masks[g].value].push_back(static_cast<int>(g));
+  lengths_.assign(vts.masks.size(), {});
 }
 
-const std::vector<int64_t> &Session::maskLengths(int group) const {
+const std::vector<int64_t> &VtsController::lengths(int group) const {
   if (group < 0 || group >= static_cast<int>(lengths_.size()))
     fail("unknown mask group ", group, " (the schedule has ", lengths_.size(), ")");
   return lengths_[group];
 }
 
-void Session::noteMasks(int id) {
-  if (!schedule_.vts)
-    return;
+void VtsController::noteMasks(int id, const std::vector<WaferSystem> &systems) {
   for (int g : masksOf_[id]) {
     lengths_[g].clear();
-    for (const WaferSystem &sys : systems_) {
+    for (const WaferSystem &sys : systems) {
       std::vector<int64_t> part = sys.maskLengths(g);
       lengths_[g].insert(lengths_[g].end(), part.begin(), part.end());
     }
   }
 }
 
-void Session::decideVts() {
+void VtsController::decide(std::vector<WaferSystem> &systems) {
   const VtsSpec &vts = *schedule_.vts;
   double fraction = 0;
   for (size_t g = 0; g < vts.masks.size(); ++g) {
@@ -57,7 +46,7 @@ void Session::decideVts() {
   }
   ragged_ = fraction <= vts.threshold;
   decided_ = true;
-  for (WaferSystem &sys : systems_) {
+  for (WaferSystem &sys : systems) {
     std::vector<std::vector<int64_t>> mine;
     for (const std::vector<int64_t> &all : lengths_)
       mine.emplace_back(all.begin() + sys.shard().begin,
@@ -66,40 +55,27 @@ void Session::decideVts() {
   }
 }
 
-void Session::vtsWork(StepWork &work, std::vector<VtsTiming::Kernel> &kernels) {
+void VtsController::systemWork(StepWork &work, std::vector<VtsTiming::Kernel> &kernels,
+                               const std::vector<WaferSystem> &systems) const {
   const Schedule &s = schedule_;
   work.ragged = ragged_;
-  const int64_t B = s.globalBatch;
-  if (ragged_ && !s.isLayerPipelined())
+  if (ragged_)
     work.kernelFactor.assign(s.systems, std::vector<double>(s.steps.size(), 1.0));
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const Step &st = s.steps[si];
-    if (st.kind != StepKind::Kernel)
+    if (st.kind != StepKind::Kernel || st.mask < 0)
       continue;
-    std::vector<double> stage(static_cast<size_t>(B), 1.0);
-    if (st.mask < 0 || !ragged_) {
-      if (st.mask >= 0)
-        kernels.push_back({st.name, static_cast<int>(si), 1.0});
-      if (ragged_ && s.isLayerPipelined())
-        work.stageFactor.push_back(stage);
+    if (!ragged_) {
+      kernels.push_back({st.name, static_cast<int>(si), 1.0});
       continue;
     }
     const std::vector<int64_t> &lengths = lengths_[st.mask];
-    if (s.isLayerPipelined()) {
-      // Each sample's work through the kernel against a padded sample's.
-      double sum = 0;
-      for (int64_t smp = 0; smp < B; ++smp)
-        sum += stage[smp] = work_->sampleFraction(si, lengths[smp]);
-      kernels.push_back({st.name, static_cast<int>(si), sum / static_cast<double>(B)});
-      work.stageFactor.push_back(std::move(stage));
-      continue;
-    }
     double done = 0, full = 0;
-    for (const WaferSystem &sys : systems_) {
+    for (const WaferSystem &sys : systems) {
       const BatchShard &sh = sys.shard();
       const std::vector<int64_t> mine(lengths.begin() + sh.begin,
                                       lengths.begin() + sh.begin + sh.size);
-      const double f = work_->fraction(si, mine), dense = work_->dense(si, sh.size);
+      const double f = work_.fraction(si, mine), dense = work_.dense(si, sh.size);
       work.kernelFactor[sys.index()][si] = f;
       done += f * dense;
       full += dense;
@@ -108,7 +84,34 @@ void Session::vtsWork(StepWork &work, std::vector<VtsTiming::Kernel> &kernels) {
   }
 }
 
-void Session::reportVts(StepTiming &t, std::vector<VtsTiming::Kernel> kernels) const {
+void VtsController::sampleWork(StepWork &work, std::vector<VtsTiming::Kernel> &kernels) const {
+  const Schedule &s = schedule_;
+  work.ragged = ragged_;
+  const int64_t B = s.globalBatch;
+  for (size_t si = 0; si < s.steps.size(); ++si) {
+    const Step &st = s.steps[si];
+    if (st.kind != StepKind::Kernel)
+      continue;
+    // Every kernel is a stage: a ragged step gives each a factor per sample.
+    std::vector<double> stage(static_cast<size_t>(B), 1.0);
+    if (st.mask < 0 || !ragged_) {
+      if (st.mask >= 0)
+        kernels.push_back({st.name, static_cast<int>(si), 1.0});
+      if (ragged_)
+        work.stageFactor.push_back(std::move(stage));
+      continue;
+    }
+    // Each sample's work through the kernel against a padded sample's.
+    const std::vector<int64_t> &lengths = lengths_[st.mask];
+    double sum = 0;
+    for (int64_t smp = 0; smp < B; ++smp)
+      sum += stage[smp] = work_.sampleFraction(si, lengths[smp]);
+    kernels.push_back({st.name, static_cast<int>(si), sum / static_cast<double>(B)});
+    work.stageFactor.push_back(std::move(stage));
+  }
+}
+
+void VtsController::report(StepTiming &t, std::vector<VtsTiming::Kernel> kernels) const {
   const VtsSpec &vts = *schedule_.vts;
   const int64_t B = schedule_.globalBatch;
   VtsTiming &v = t.vts.value(); // both models fill it for a VTS schedule

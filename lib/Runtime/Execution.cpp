@@ -1,0 +1,27 @@
+//===- Execution.cpp - What a step does in one execution mode -------------===//
+
+#include "Execution.h"
+
+#include "wsc/Support/Error.h"
+
+namespace wsc::rt {
+
+Execution::~Execution() = default;
+
+void Execution::runOnSystems(size_t stepIndex) {
+  for (WaferSystem &sys : systems_)
+    sys.execute(stepIndex);
+}
+
+void Execution::notInMode(size_t stepIndex, const char *mode) const {
+  fail("internal: schedule step ", stepIndex, " is not a ", mode, " step");
+}
+
+std::unique_ptr<Execution> makeExecution(const Schedule &schedule, const Interpreter &interpreter,
+                                         std::vector<WaferSystem> &systems) {
+  if (schedule.isLayerPipelined())
+    return makeLayerPipelinedExecution(schedule, interpreter, systems);
+  return makeWeightStreamingExecution(schedule, interpreter, systems);
+}
+
+} // namespace wsc::rt

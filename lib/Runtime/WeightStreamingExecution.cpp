@@ -1,0 +1,212 @@
+//===- WeightStreamingExecution.cpp - A step through MemoryX and SwarmX ---===//
+//
+// In weight-streaming mode the cluster is MemoryX, a SwarmX and one
+// WaferSystem per system, and the steps that are not computation move data
+// between them:
+//   weight_stream   -> MemoryX rounds the weights, SwarmX broadcasts them;
+//   gradient_stream -> SwarmX sums the systems' partial gradients (FP32),
+//                      MemoryX applies the optimizer;
+//   all_reduce      -> SwarmX sums a partial over the systems and returns the
+//                      total to each (synchronized batch statistics);
+//   buffer_update   -> MemoryX replaces a buffer with the systems' value;
+// and the loss is the SwarmX sum of the systems' partial losses. The timing
+// model is TimingModel. Streams whose bytes depend on the data (csr, mask,
+// rows) tell it what they moved; sparse parameters are SparseWeights' job.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Execution.h"
+#include "ExecutionSparse.h"
+#include "ExecutionVts.h"
+
+#include "wsc/Runtime/MemoryX.h"
+#include "wsc/Runtime/SwarmX.h"
+
+#include <algorithm>
+
+namespace wsc::rt {
+namespace {
+
+class WeightStreamingExecution final : public Execution {
+public:
+  WeightStreamingExecution(const Schedule &s, const Interpreter &interpreter,
+                           std::vector<WaferSystem> &systems);
+
+  ParamStore &parameters() override { return memoryX_; }
+  const ParamStore &parameters() const override { return memoryX_; }
+  const MemoryX &memoryX() const override { return memoryX_; }
+  const StepModel &model() const override { return model_; }
+
+  void startStep() override;
+  void runStep(size_t si) override;
+  double loss(int lossValue) override;
+  StepTiming simulateStep(const VtsController *vts) override;
+
+private:
+  void weightStream(size_t si);
+  void gradientStream(size_t si);
+  /// The bytes a rows gradient stream (steps[si]) sends from the busiest
+  /// system: its rows with a non-zero gradient.
+  double nonZeroRowBytes(size_t si) const;
+
+  MemoryX memoryX_;
+  std::unique_ptr<SwarmX> swarmX_;
+  TimingModel model_;
+  // Streams whose bytes depend on the data (csr, mask, rows): per step the
+  // bytes moved this step (-1: the schedule's); empty when there are none.
+  std::vector<double> streamBytes_;
+  std::unique_ptr<SparseWeights> sparse_; // when a parameter is sparse
+};
+
+WeightStreamingExecution::WeightStreamingExecution(const Schedule &s,
+                                                   const Interpreter &interpreter,
+                                                   std::vector<WaferSystem> &systems)
+    : Execution(s, interpreter, systems), memoryX_(s.params),
+      swarmX_(std::make_unique<LocalSwarmX>(s.systems)), model_(s) {
+  if (SparseWeights::needed(s))
+    sparse_ = std::make_unique<SparseWeights>(s, interpreter, memoryX_);
+  const bool dataBytes = std::any_of(s.steps.begin(), s.steps.end(), [](const Step &st) {
+    return st.format != StreamFormat::Dense;
+  });
+  if (dataBytes || sparse_)
+    streamBytes_.assign(s.steps.size(), -1.0);
+}
+
+void WeightStreamingExecution::startStep() {
+  std::fill(streamBytes_.begin(), streamBytes_.end(), -1.0);
+  if (sparse_)
+    sparse_->startStep(*swarmX_, systems_);
+}
+
+void WeightStreamingExecution::runStep(size_t si) {
+  const Step &st = schedule_.steps[si];
+  switch (st.kind) {
+  case StepKind::WeightStream:
+    weightStream(si);
+    return;
+  case StepKind::Kernel:
+  case StepKind::LayoutConvert:
+  case StepKind::StripPadding:
+  case StepKind::RestorePadding:
+    runOnSystems(si);
+    return;
+  case StepKind::AllReduce: {
+    std::vector<Tensor> partials;
+    for (WaferSystem &sys : systems_)
+      partials.push_back(sys.value(st.operands[0]));
+    std::vector<Tensor> sums = swarmX_->allReduce(partials);
+    for (WaferSystem &sys : systems_)
+      sys.setValue(st.results[0], sums[sys.index()]);
+    return;
+  }
+  case StepKind::BufferUpdate:
+    // Equal on every system (whole-batch statistics): system 0's copy.
+    memoryX_.setWeights(st.param, systems_[0].value(st.operands[0]));
+    return;
+  case StepKind::GradientStream:
+    gradientStream(si);
+    return;
+  case StepKind::WeightRead:
+  case StepKind::WeightUpdate:
+  case StepKind::Route:
+    notInMode(si, "weight-streaming");
+  }
+}
+
+void WeightStreamingExecution::weightStream(size_t si) {
+  const Step &st = schedule_.steps[si];
+  if (st.format == StreamFormat::Csr) {
+    SparseStream w = memoryX_.sparseStream(st.param, st.order, st.dtype);
+    streamBytes_[si] = static_cast<double>(w.bytes.total());
+    std::vector<SparseStream> received = swarmX_->broadcast(w);
+    for (WaferSystem &sys : systems_)
+      sys.setCsrValue(st.results[0], CsrTensor(received[sys.index()].matrix));
+    return;
+  }
+  Tensor w = memoryX_.streamWeights(st.param, st.order, st.dtype);
+  std::vector<Tensor> received = swarmX_->broadcast(w);
+  const DType dt = schedule_.values[st.results[0]].dtype;
+  for (WaferSystem &sys : systems_)
+    sys.setValue(st.results[0], received[sys.index()].withDType(dt));
+}
+
+void WeightStreamingExecution::gradientStream(size_t si) {
+  const Step &st = schedule_.steps[si];
+  std::vector<Tensor> partials;
+  if (st.format == StreamFormat::Mask) {
+    // FP32 values at the requested entries, in mask order.
+    for (WaferSystem &sys : systems_)
+      partials.push_back(sys.maskOrderGradient(si));
+    streamBytes_[si] = 4.0 * static_cast<double>(partials[0].numel());
+    memoryX_.applyMaskGradient(st.param, swarmX_->reduce(partials), st.order);
+    return;
+  }
+  if (st.format == StreamFormat::Rows)
+    streamBytes_[si] = nonZeroRowBytes(si);
+  for (WaferSystem &sys : systems_) {
+    Tensor g = sys.value(st.operands[0]);
+    if (schedule_.gradientDType != DType::F32) {
+      // Systems send gradients in gradient_dtype; SwarmX adds in FP32.
+      Tensor r = Tensor::uninitialized(DType::F32, g.shape());
+      roundBuffer(schedule_.gradientDType, g.data<float>(), r.data<float>(), g.numel());
+      g = r;
+    }
+    partials.push_back(g);
+  }
+  memoryX_.applyGradient(st.param, swarmX_->reduce(partials), st.order);
+}
+
+double WeightStreamingExecution::nonZeroRowBytes(size_t si) const {
+  // Each system sends its rows with a non-zero gradient, index and values;
+  // the busiest link sets the time. Numerically the same as dense: the
+  // rows left out add zeros.
+  double most = 0;
+  for (const WaferSystem &sys : systems_) {
+    const Tensor &g = sys.value(schedule_.steps[si].operands[0]);
+    const int64_t rows = g.shape()[0], cols = g.shape()[1];
+    const float *d = g.data<float>();
+    int64_t sent = 0;
+    for (int64_t r = 0; r < rows; ++r)
+      sent += std::any_of(d + r * cols, d + (r + 1) * cols, [](float v) { return v != 0.0f; });
+    most = std::max(most, static_cast<double>(sent) * (4.0 + 4.0 * static_cast<double>(cols)));
+  }
+  return most;
+}
+
+double WeightStreamingExecution::loss(int lossValue) {
+  std::vector<Tensor> partials;
+  for (WaferSystem &sys : systems_)
+    partials.push_back(sys.value(lossValue));
+  return swarmX_->reduce(partials).at(0);
+}
+
+StepTiming WeightStreamingExecution::simulateStep(const VtsController *vts) {
+  StepWork work;
+  std::vector<VtsTiming::Kernel> kernels;
+  if (vts)
+    vts->systemWork(work, kernels, systems_);
+  if (!streamBytes_.empty()) {
+    const std::vector<Step> &steps = schedule_.steps;
+    work.streamBytes.resize(steps.size());
+    for (size_t si = 0; si < steps.size(); ++si)
+      work.streamBytes[si] = streamBytes_[si] >= 0 ? streamBytes_[si] : steps[si].bytes;
+  }
+  if (sparse_)
+    sparse_->addWork(work, systems_);
+  StepTiming t = model_.simulateStep(work);
+  if (vts)
+    vts->report(t, std::move(kernels));
+  if (sparse_)
+    sparse_->report(t, streamBytes_);
+  return t;
+}
+
+} // namespace
+
+std::unique_ptr<Execution> makeWeightStreamingExecution(const Schedule &schedule,
+                                                        const Interpreter &interpreter,
+                                                        std::vector<WaferSystem> &systems) {
+  return std::make_unique<WeightStreamingExecution>(schedule, interpreter, systems);
+}
+
+} // namespace wsc::rt
