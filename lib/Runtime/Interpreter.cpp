@@ -3,7 +3,6 @@
 #include "wsc/Runtime/Interpreter.h"
 
 #include "RegionProgram.h"
-#include "SampleDependence.h"
 #include "Slices.h"
 #include "SparseContraction.h"
 #include "StructuredOp.h"
@@ -241,7 +240,7 @@ Interpreter::Interpreter(const Schedule &schedule) : schedule_(schedule) {
     // computed for the first one and kept (never released or stolen).
     k->slotInvariant.assign(k->slotValue.size(), false);
     if (st.mask >= 0) {
-      const SampleDependence dep = analyzeSampleDependence(schedule.values, st);
+      const SampleDependence &dep = *st.samples; // derived by the parser
       for (size_t sl = 0; sl < k->slotValue.size(); ++sl)
         k->slotInvariant[sl] = !dep.varies(k->slotValue[sl]);
       for (CompiledOp &c : k->ops) {

@@ -17,19 +17,13 @@
 
 #include "wsc/Runtime/Schedule.h"
 
-#include <unordered_set>
 #include <vector>
 
 namespace wsc::rt {
 
-struct SampleDependence {
-  std::unordered_set<int> onBatch;   // depend on the sample's data
-  std::unordered_set<int> onLength;  // depend on the sample's length
-  std::unordered_set<int> onPartial; // depend on a partial-sum operand
-  bool varies(int id) const { return onBatch.count(id) || onLength.count(id); }
-};
-
-/// Analyses kernel step `kernel`, whose values are `values`.
+/// Analyses kernel step `kernel`, whose values are `values` (their
+/// `partial` known for the kernel's operands). The schedule parser runs it
+/// once per kernel and keeps the result on ragged ones (Step::samples).
 SampleDependence analyzeSampleDependence(const std::vector<ValueSpec> &values, const Step &kernel);
 
 /// True if linalg op `op` reads linalg.index of a loop over a batch dim.

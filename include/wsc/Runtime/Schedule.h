@@ -1,10 +1,13 @@
 //===- Schedule.h - The parsed and validated JSON schedule -------*- C++ -*-===//
 //
-// C++ mirror of docs/ScheduleFormat.md. parseSchedule() checks everything the
-// runtime later relies on (ids in range, fields present and typed, dtypes
-// known, ranks consistent, values defined before use), so execution never
-// meets a malformed schedule. Problems throw Error with the source name and
-// a JSON path, e.g. "s.json: steps[4].operands[1]: value id 99 out of range".
+// The runtime's data model of docs/ScheduleFormat.md (whose spellings and
+// rules wsc/Schedule/Format.h owns), and its queries. parseSchedule() checks
+// everything the runtime later relies on (ids in range, fields present and
+// typed, dtypes known, ranks consistent, values defined before use), so
+// execution never meets a malformed schedule, and derives once the facts the
+// file does not carry (marked "Derived" below). Problems throw Error with the
+// source name and a JSON path, e.g.
+// "s.json: steps[4].operands[1]: value id 99 out of range".
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_SCHEDULE_H
@@ -14,21 +17,32 @@
 #include "wsc/Support/Tensor.h"
 
 #include "wsc/Model/CostModel.h"
+#include "wsc/Schedule/Format.h"
 
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 namespace wsc::rt {
 
-constexpr int kScheduleVersion = 1;
+// The format's enumerations (wsc/Schedule/Format.h).
+using schedule::BodyOpKind;
+using schedule::CmpPredicate;
+using schedule::InputRole;
+using schedule::OptimizerKind;
+using schedule::OutputRole;
+using schedule::Phase;
+using schedule::ScalarOp;
+using schedule::ScheduleKind;
+using schedule::StepKind;
+using schedule::StreamFormat;
+using schedule::StreamOrder;
 
 /// The hardware, as the compiler's cost model describes it (one struct and
 /// one set of formulas for compiler and runtime).
 using TargetSpec = ::wsc::model::TargetSpec;
-
-enum class OptimizerKind { None, SGD, Adam, AdamW };
 
 struct OptimizerSpec {
   OptimizerKind kind = OptimizerKind::None;
@@ -61,8 +75,6 @@ struct ParamSpec {
   bool buffer = false;
 };
 
-enum class InputRole { Input, Label };
-
 struct InputSpec {
   std::string name;
   InputRole role = InputRole::Input;
@@ -82,8 +94,6 @@ struct RandomSpec {
   int value = -1;
   uint32_t stream = 0; // distinct per random input of the schedule
 };
-
-enum class OutputRole { Loss, Output };
 
 struct OutputSpec {
   std::string name;
@@ -136,24 +146,6 @@ struct AffineExpr {
 };
 using AffineMap = std::vector<AffineExpr>;
 
-enum class ScalarOp {
-  Constant, AddF, SubF, MulF, DivF, NegF, MaximumF, MinimumF, MaxNumF, MinNumF,
-  CmpF, CmpI, Select, AddI, SubI, MulI, AndI, OrI, XOrI, MaxSI, MinSI,
-  ExtF, TruncF, SIToFP, UIToFP, FPToSI, IndexCast, ExtUI, ExtSI, TruncI,
-  Exp, Log, Tanh, Sqrt, Rsqrt, Erf, AbsF, PowF, Log1p, Expm1, Index,
-  Extract, // tensor.extract: operand 0 is a kernel-body tensor, the rest indices
-  // Integer division (i64 / index), MLIR semantics; a zero divisor fails.
-  DivSI, DivUI, RemSI, RemUI, FloorDivSI, CeilDivSI, CeilDivUI, IndexCastUI,
-  Assert // cf.assert: no result; fails the step where its condition is false
-};
-
-enum class CmpPredicate {
-  // cmpf
-  False, OEQ, OGT, OGE, OLT, OLE, ONE, ORD, UEQ, UGT, UGE, ULT, ULE, UNE, UNO, True,
-  // cmpi
-  EQ, NE, SLT, SLE, SGT, SGE, ULTi, ULEi, UGTi, UGEi
-};
-
 struct RegionOp {
   ScalarOp kind = ScalarOp::Constant;
   std::string name;
@@ -174,10 +166,6 @@ struct Region {
   std::vector<int> args;
   std::vector<RegionOp> ops;
   std::vector<int> yields;
-};
-
-enum class BodyOpKind {
-  Empty, Constant, CollapseShape, ExpandShape, ExtractSlice, InsertSlice, Linalg
 };
 
 struct BodyOp {
@@ -215,19 +203,6 @@ struct KernelCost {
   double density = 1;
 };
 
-enum class StepKind {
-  WeightStream, Kernel, LayoutConvert, GradientStream, // weight streaming
-  AllReduce, BufferUpdate,                             //   synchronized batch statistics
-  WeightRead, WeightUpdate, Route,                     // layer pipelined
-  StripPadding, RestorePadding                         // variable tensor shape
-};
-enum class StreamOrder { RowMajor, Transposed };
-/// How a stream carries its parameter: weight_stream dense or csr (the
-/// CSR working copy), gradient_stream dense, mask (values at the mask's
-/// entries, in mask order) or rows (the rows with a non-zero gradient, each
-/// with its index: an embedding table's).
-enum class StreamFormat { Dense, Csr, Mask, Rows };
-enum class Phase { Forward, Backward, Loss };
 /// "forward", "backward" or "loss", as in the schedule.
 const char *phaseName(Phase p);
 
@@ -251,6 +226,16 @@ struct LpKernelModel {
   std::vector<int64_t> formal, exec;
   double cyclesPerSample = 0; // time per sample on the kernel's region
   double memoryWords = 0;     // memory per PE
+};
+
+/// Derived for a ragged kernel (VTS), which runs once per sample: the body
+/// values that vary from one sample to the next, and why (SampleDependence.h
+/// states the rules). Everything else is the same for every sample.
+struct SampleDependence {
+  std::unordered_set<int> onBatch;   // depend on the sample's data
+  std::unordered_set<int> onLength;  // depend on the sample's length
+  std::unordered_set<int> onPartial; // depend on a partial-sum operand
+  bool varies(int id) const { return onBatch.count(id) || onLength.count(id); }
 };
 
 /// One schedule step. Operands/results are uniform across kinds so liveness
@@ -277,6 +262,8 @@ struct Step {
   std::optional<LpKernelModel> lp;
   // kernel: its ragged mask group (-1: none); strip/restore_padding: the group
   int mask = -1;
+  /// Derived, ragged kernels only: what varies per sample.
+  std::optional<SampleDependence> samples;
   // layout_convert, strip_padding, restore_padding
   double cycles = 0;
   // route: from layer `from` to layer `to` along `routePath` (x, y points;
@@ -285,8 +272,6 @@ struct Step {
   int64_t hops = 0;
   std::vector<std::pair<int64_t, int64_t>> routePath;
 };
-
-enum class ScheduleKind { Train, Inference };
 
 /// One VTS mask group: sample b's valid length is the index of the first
 /// zero in row b of `value` ([global_batch, seq], batch_dim 0).
@@ -305,9 +290,18 @@ struct VtsSpec {
   int firstStep = -1;
 };
 
+/// The compiler's account of its choices ("report"; informational, every
+/// entry optional in the file).
+struct ScheduleReport {
+  std::string modeReason;       // the execution mode and why
+  std::string vtsDecision;      // variable tensor shape: on, off, and why
+  std::string placementSummary; // where the kernels went on the wafer
+  std::vector<std::string> warnings;
+};
+
 struct Schedule {
   std::string source; // file name used in diagnostics
-  int version = kScheduleVersion;
+  int version = schedule::kScheduleVersion;
   std::string function;
   ScheduleKind kind = ScheduleKind::Train;
   std::string mode;
@@ -323,11 +317,14 @@ struct Schedule {
   std::vector<ValueSpec> values;
   std::vector<Step> steps;
   std::optional<VtsSpec> vts;
-  std::string reportJson; // informational, kept verbatim
+  ScheduleReport report;
+  std::string reportJson; // the "report" object verbatim ("" if absent)
 
   bool isTraining() const { return kind == ScheduleKind::Train; }
   /// Layer-pipelined mode: one system, weights resident on the wafer.
-  bool isLayerPipelined() const { return mode == "layer_pipelined"; }
+  bool isLayerPipelined() const {
+    return mode == schedule::stringify(schedule::ExecutionMode::LayerPipelined);
+  }
   /// Index of the parameter called `name`, or -1.
   int paramIndex(const std::string &name) const;
   /// Shape of value `id` on a system holding `localBatch` samples.
