@@ -24,7 +24,7 @@ import time
 import torch
 
 from wsc import models
-from wsc._tools import tool_path
+from wsc.compiler import tool_path
 from wsc.export import export_training_step
 
 # size, config, batch in sequences (the GPT-3 paper's batch sizes), systems

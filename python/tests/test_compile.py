@@ -100,19 +100,37 @@ def test_report_explains_mode_layouts_and_time():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(mode="fast"), "mode must be one of"),
+    (dict(mode=3), "mode must be a one-word string"),
+    (dict(mode="auto systems=2"), "mode must be a one-word string"),
     (dict(systems=0), "systems must be a positive int"),
     (dict(systems=2.0), "systems must be a positive int"),
-    (dict(stream_dtype="f8"), "stream_dtype must be one of"),
     (dict(systems=64), "smaller than systems"),
-    (dict(grid=(0, 4)), "grid must be a \\(width, height\\) tuple"),
     (dict(grid=[8, 8]), "grid must be a \\(width, height\\) tuple"),
     (dict(grid=(8, True)), "grid must be a \\(width, height\\) tuple"),
-    (dict(grid=(8, 70000)), "grid must be a \\(width, height\\) tuple"),
 ])
 def test_bad_arguments(kwargs, message):
     model = mlp([4, 3])
     with pytest.raises(ValueError, match=message):
+        wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                    torch.randn(8, 4), torch.randn(8, 3), **kwargs)
+
+
+# wsc-opt owns the choices and bounds: its message names the option and the
+# quoted value (the pipeline string that wsc.compile shows quotes neither).
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(mode="fast"), "mode.*'fast'"),
+    (dict(stream_dtype="f8"), "stream-dtype.*'f8'"),
+    (dict(target="cs9"), "target.*'cs9'"),
+    (dict(grid=(0, 4)), "grid.*'0x4'"),
+    (dict(grid=(8, 70000)), "grid.*'8x70000'"),
+])
+def test_options_wsc_opt_rejects_fail_before_the_export(monkeypatch, kwargs, message):
+    def no_export(*args, **kwargs):
+        raise AssertionError("exported before checking the options")
+
+    monkeypatch.setattr("wsc.export.export_training_step", no_export)
+    model = mlp([4, 3])
+    with pytest.raises(wsc.CompileError, match=message):
         wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.1),
                     torch.randn(8, 4), torch.randn(8, 3), **kwargs)
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch import nn
 
-from wsc import _tools, safetensors
+from wsc import compiler, safetensors
 from wsc.export import export_inference
 from cnn_models import ResNet, small_cnn
 from transformer_models import BERT, GPT, padded_batches, token_batches
@@ -20,7 +20,7 @@ from transformer_models import BERT, GPT, padded_batches, token_batches
 def infer(model, inputs, systems, tmp_path):
     """Returns (the schedule's mode, the outputs wsc-run wrote)."""
     def tool(name, *args):
-        subprocess.run([_tools.tool_path(name), *map(str, args)], check=True,
+        subprocess.run([compiler.tool_path(name), *map(str, args)], check=True,
                        capture_output=True, text=True)
 
     exported, compiled, schedule = (tmp_path / n for n in ("m.mlir", "m.wsc.mlir", "s.json"))

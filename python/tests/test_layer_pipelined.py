@@ -11,7 +11,7 @@ import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
 from cnn_models import small_cnn
 from parity import check, sgd, train_both
 from transformer_models import GPT, LMLoss, token_batches
-from wsc._tools import CompileError
+from wsc import CompileError
 
 STEPS = 10
 

@@ -15,7 +15,6 @@ from torch import nn
 import mlir_exec
 from export_models import CASES, OddMLP
 from wsc._export.capture import capture_training
-from wsc._export.provenance import Provenance
 from wsc.export import export_inference, export_training_step
 
 
@@ -35,7 +34,7 @@ def _eager(model, loss_fn, x, y):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_captured_graph_matches_eager(case):
     model, loss_fn, x, y = _case(case)
-    captured = capture_training(model, loss_fn, x, y, Provenance(model, loss_fn))
+    captured = capture_training(model, loss_fn, x, y)
     params = [p.detach() for _, p in captured.params]
     got = captured.graph(*params, x, y)
     want = _eager(model, loss_fn, x, y)

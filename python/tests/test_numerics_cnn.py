@@ -17,7 +17,6 @@ from torch import nn
 import mlir_exec
 from cnn_models import CASES, MaskedBuffers, ResNet, TiePool, _ties
 from wsc._export.capture import capture_training
-from wsc._export.provenance import Provenance
 from wsc.export import export_inference, export_training_step
 
 
@@ -59,7 +58,7 @@ def _check(got, want, rtol=1e-4, atol=1e-6):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_captured_graph_matches_eager(case):
     model, loss_fn, x, y = _case(case)
-    captured = capture_training(model, loss_fn, x, y, Provenance(model, loss_fn))
+    captured = capture_training(model, loss_fn, x, y)
     params, buffers = state(model)
     got = captured.graph(*[p.detach() for p in params], *[b.detach().clone() for b in buffers],
                          x, y)

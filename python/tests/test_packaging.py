@@ -18,8 +18,10 @@ def test_pip_install_into_a_venv(tmp_path):
                     "--no-index", str(PYTHON_DIR)], check=True, cwd=tmp_path, env=env)
     # env has no PYTHONPATH, so the import can only come from the venv.
     probe = ("import wsc, wsc._runtime, wsc.export; "
-             "print(wsc.__file__); print(wsc.compile.__name__)")
+             "print(wsc.__file__); print(wsc.compile.__name__); print(wsc._runtime.__file__)")
     out = subprocess.run([python, "-c", probe], check=True, capture_output=True, text=True,
                          cwd=tmp_path, env=env).stdout.split()
     assert str(tmp_path / "env") in out[0], out
     assert out[1] == "compile"
+    # The binding too, not the build tree's copy that WSC_BUILD_DIR points at.
+    assert str(tmp_path / "env") in out[2], out

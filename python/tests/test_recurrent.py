@@ -15,7 +15,7 @@ from parity import check, train_both
 from test_inference import infer
 from wsc.export import UnsupportedOpError, export_training_step
 from wsc._export.capture import capture_training
-from wsc._export.provenance import Provenance, describe
+from wsc._export.provenance import describe
 
 BATCH, LENGTH, FEATURES, HIDDEN, CLASSES = 6, 5, 8, 8, 3
 
@@ -162,7 +162,7 @@ def test_unbatched_sequences_match_pytorch():
     torch.manual_seed(0)
     model, loss_fn = PerSample(), nn.CrossEntropyLoss()
     x, y = torch.randn(2, 3, FEATURES), torch.randint(0, CLASSES, (2,))
-    captured = capture_training(model, loss_fn, x, y, Provenance(model, loss_fn))
+    captured = capture_training(model, loss_fn, x, y)
     params = list(model.state_dict(keep_vars=True).values())
     got = captured.graph(*[p.detach() for p in params], x, y)
     loss = loss_fn(model(x), y)
@@ -201,8 +201,7 @@ def test_parameters_keep_their_state_dict_names():
 def test_unrolled_ops_are_attributed_to_the_layer():
     model = SequenceModel("GRU", layers=2)
     x, y = torch.randn(BATCH, LENGTH, FEATURES), torch.randint(0, CLASSES, (BATCH,))
-    graph = capture_training(model, nn.CrossEntropyLoss(), x, y,
-                             Provenance(model, nn.CrossEntropyLoss())).graph.graph
+    graph = capture_training(model, nn.CrossEntropyLoss(), x, y).graph.graph
     gates = [n for n in graph.nodes if n.op == "call_function"
              and n.target in (torch.ops.aten.sigmoid.default, torch.ops.aten.tanh.default)]
     # Per step and layer: reset and update gates, the new gate.

@@ -20,7 +20,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 import torch
-from wsc._tools import tool_path
+from wsc.compiler import tool_path
 from wsc import _runtime as rt
 
 import runtime_models as M  # noqa: E402

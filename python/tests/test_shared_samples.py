@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import mlir_exec
-from wsc import _tools, safetensors
+from wsc import compiler, safetensors
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "torch-mlir"
 
@@ -68,7 +68,7 @@ def wsc_run(path, systems, inputs, weights, tmp_path):
     """The sample through the tools as docs/TorchMlirInput.md describes;
     `weights` are those the function takes as arguments (by wsc's names)."""
     def tool(name, *args):
-        subprocess.run([_tools.tool_path(name), *map(str, args)], check=True,
+        subprocess.run([compiler.tool_path(name), *map(str, args)], check=True,
                        capture_output=True, text=True)
 
     compiled, schedule = tmp_path / "model.wsc.mlir", tmp_path / "schedule.json"

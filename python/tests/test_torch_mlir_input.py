@@ -18,11 +18,11 @@ import torch
 
 import exporter_style_inputs
 import torch_mlir_inputs
-from wsc import _tools, safetensors
+from wsc import compiler, safetensors
 
 
 def tool(name, *args):
-    return subprocess.run([_tools.tool_path(name), *map(str, args)], check=True,
+    return subprocess.run([compiler.tool_path(name), *map(str, args)], check=True,
                           capture_output=True, text=True)
 
 

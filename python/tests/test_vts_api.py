@@ -10,10 +10,9 @@ import torch
 from torch import nn
 
 import wsc
-from wsc import _tools
+from wsc import compiler
 from wsc._export.capture import DECOMPOSITIONS, capture_training
 from vts_models import Encoder as ClassifyingEncoder, right_padded
-from wsc._export.provenance import Provenance
 from wsc.export import export_inference, export_training_step
 
 STRIP, RESTORE = torch.ops.wsc.strip_padding.default, torch.ops.wsc.restore_padding.default
@@ -192,7 +191,7 @@ def test_captured_graph_puts_the_mirrors_in_the_backward():
     torch.manual_seed(0)
     model, loss_fn = Encoder(), nn.CrossEntropyLoss()
     ids, valid, y = batch()
-    graph = capture_training(model, loss_fn, (ids, valid), y, Provenance(model, loss_fn)).graph
+    graph = capture_training(model, loss_fn, (ids, valid), y).graph
     phases = [(n.target, n.meta["wsc_scope"][0]) for n in graph.graph.nodes
               if n.target in (STRIP, RESTORE)]
     assert phases == [(STRIP, "forward"), (RESTORE, "forward"),
@@ -255,7 +254,7 @@ def test_meta_device_model_exports_markers():
 def test_exported_markers_parse_with_wsc_opt(mask_dtype):
     torch.manual_seed(0)
     text = export(Encoder(strip_ids=True), mask_dtype)
-    _tools.run_tool("wsc-opt", ["-"], text)
+    compiler.run_tool("wsc-opt", ["-"], text)
 
 
 # ------------------------------------------------------------ opting out
@@ -514,7 +513,7 @@ def test_compile_passes_vts_to_the_pipeline(monkeypatch, vts, option):
         calls.append((name, args))
         raise _Stop()
 
-    monkeypatch.setattr(_tools, "run_tool", fake_run_tool)
+    monkeypatch.setattr(compiler, "run_tool", fake_run_tool)
     model = nn.Linear(4, 2)
     kwargs = {} if vts == "default" else {"vts": vts}
     with pytest.raises(_Stop):

@@ -3,10 +3,16 @@
     prog = wsc.compile(model, loss_fn, optimizer, inputs, targets, systems=4)
     loss = prog.step(inputs, targets)
 """
-from ._tools import CompileError
-from . import data, nn, sparse
-from ._export.draws import replay as replay_draws
-from .api import Program, ProgramIR, compile
+from . import _build_tree
+
+# The native binding wsc._runtime: beside this file when installed, else in a
+# build tree (run from the source tree).
+__path__ += _build_tree.binding_dirs()
+
+from . import data, nn, sparse  # noqa: E402
+from ._export.draws import replay as replay_draws  # noqa: E402
+from .compiler import CompileError, compile  # noqa: E402
+from .program import Program, ProgramIR  # noqa: E402
 
 __all__ = ["compile", "Program", "ProgramIR", "CompileError", "data", "nn", "sparse",
            "replay_draws"]

@@ -49,11 +49,9 @@ def export_training_step(model, loss_fn, optimizer, example_inputs, example_targ
     from wsc._export.capture import capture_training, named_parameters
     from wsc._export.module import training_module
     from wsc._export.optimizer import optimizer_attributes
-    from wsc._export.provenance import Provenance
 
     opt, groups = optimizer_attributes(optimizer, named_parameters(model))
-    captured = capture_training(model, loss_fn, example_inputs, example_targets,
-                                Provenance(model, loss_fn))
+    captured = capture_training(model, loss_fn, example_inputs, example_targets)
     return training_module(captured, opt, groups, sparsity)
 
 
@@ -61,10 +59,9 @@ def export_inference(model, example_inputs) -> str:
     """MLIR text of the forward pass: ``@forward(params, inputs) -> outputs``."""
     from wsc._export.capture import capture_inference, named_parameters
     from wsc._export.module import inference_module
-    from wsc._export.provenance import Provenance
 
     named_parameters(model)  # checks the model before anything else touches it
-    captured = capture_inference(model, example_inputs, Provenance(model))
+    captured = capture_inference(model, example_inputs)
     return inference_module(captured)
 
 
@@ -114,7 +111,7 @@ def _rebatch(value, batch: int):
 def _save_weights(example: Example, path: str) -> None:
     """Parameters and buffers by state_dict key, then non-persistent buffers by name."""
     from . import safetensors
-    from ._export.buffers import named_buffers
+    from ._export.capture import named_buffers
 
     tensors = {k: v.detach().numpy() for k, v in example.model.state_dict().items()}
     for name, value in named_buffers(example.model):

@@ -1,11 +1,12 @@
 """Internals of :mod:`wsc.export`: capture a step with make_fx, lower it to MLIR text.
 
 Layout:
-  capture.py     argument checks and the make_fx capture of a training/forward step
+  capture.py     argument checks, the step's parameters and buffers (which ones it
+                 updates), and the make_fx capture of a training/forward step; the
+                 next four entries are helpers it calls, and none calls it back
   recurrent.py   nn.RNN / GRU / LSTM (and cells) unrolled over the sequence while capturing
   draws.py       random ops (dropout) -> uniform draws the runtime fills (wsc.random)
   loss_rewrites.py, constants.py   stock losses in traceable form; their constant tensors
-  buffers.py     model buffers: argument order, which ones a step updates
   provenance.py  remembers which nn.Module every captured aten op came from
   optimizer.py   torch optimizer -> ``wsc.optimizer`` / ``wsc.param_groups``
   emitter.py     MLIR text builder (types, attributes, SSA names, linalg.generic)

@@ -3,9 +3,21 @@
 The training step is traced as ``(params, buffers, inputs, labels) -> (loss,
 *grads, *updated buffers)`` with ``functional_call`` + ``torch.autograd.grad``,
 so forward, loss and backward all land in one flat aten graph.
+
+Buffers (non-trainable state such as BatchNorm's running statistics) become
+arguments after the parameters (``wsc.buffer``). The training step returns
+the buffers it mutates (``wsc.buffer_update``): make_fx records the mutation
+as in-place aten ops (``add_`` on num_batches_tracked, native_batch_norm
+writing its running statistics), so a buffer counts as updated when an op's
+schema writes to its placeholder.
+
+Helpers this module calls (none calls back): provenance.py stamps each
+captured node with the module it came from, draws.py lifts random ops,
+recurrent.py unrolls RNNs, loss_rewrites.py and constants.py make losses
+traceable.
 """
 
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
 
 import torch
 import torch.fx
@@ -13,7 +25,6 @@ from torch._decomp import get_decompositions
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 
-from .buffers import keep_updated, mutated, named_buffers, state_names
 from .constants import ConstantsMode, model_state
 from .draws import lift_draws, out_of_place_dropout
 from .errors import UnsupportedOpError, trace_failure
@@ -51,6 +62,8 @@ DECOMPOSITIONS.update(LOSS_DECOMPOSITIONS)  # BCE with logits, Huber, SmoothL1 l
 
 # Model inputs: features, token ids (int64) and masks (bool).
 INPUT_DTYPES = [torch.float32, torch.int64, torch.bool]
+# Buffer dtypes the exporter can pass as arguments (f32, i64, i1 tensors).
+BUFFER_DTYPES = (torch.float32, torch.int64, torch.bool)
 
 
 class Captured(NamedTuple):
@@ -72,7 +85,7 @@ def named_parameters(model) -> List[Tuple[str, torch.Tensor]]:
     param_ids = {id(p) for p in model.parameters()}
     params, seen = [], set()
     for name, value in model.state_dict(keep_vars=True).items():
-        if id(value) in seen or id(value) not in param_ids:  # buffers: see buffers.py
+        if id(value) in seen or id(value) not in param_ids:  # buffers: named_buffers
             continue
         seen.add(id(value))
         if not value.requires_grad:
@@ -86,9 +99,93 @@ def named_parameters(model) -> List[Tuple[str, torch.Tensor]]:
     return params
 
 
-def _aliases(model) -> Dict[int, List[str]]:
-    """id(parameter or buffer) -> every name of it (tied weights have several)."""
-    return state_names(model)
+def named_buffers(model: torch.nn.Module) -> List[Tuple[str, torch.Tensor]]:
+    """Persistent buffers in state_dict order, then non-persistent ones, each once."""
+    ids = {id(b) for _, b in model.named_buffers()}
+    found, seen = [], set()
+    persistent = [(k, v) for k, v in model.state_dict(keep_vars=True).items() if id(v) in ids]
+    for name, value in persistent + list(model.named_buffers()):
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if value.dtype not in BUFFER_DTYPES:
+            raise TypeError(f"buffer '{name}' has dtype {str(value.dtype).replace('torch.', '')}; "
+                            "wsc supports float32, int64 and bool buffers")
+        found.append((name, value))
+    return found
+
+
+def state_names(model: torch.nn.Module) -> Dict[int, List[str]]:
+    """id(parameter or buffer) -> every dotted name it has in the module tree
+    (tied weights and shared buffers have several; functional_call binds them all)."""
+    out: Dict[int, List[str]] = {}
+    for prefix, module in model.named_modules(remove_duplicate=False):
+        for table in (module._parameters, module._buffers):
+            for name, value in table.items():
+                if value is None:
+                    continue
+                names = out.setdefault(id(value), [])
+                key = f"{prefix}.{name}" if prefix else name
+                if key not in names:
+                    names.append(key)
+    return out
+
+
+def _batch_norm_writes(node):
+    # native_batch_norm's schema does not say so (torch < 2.0), but in training
+    # mode it updates running_mean and running_var (arguments 3 and 4) in place.
+    args = list(node.args) + [None] * 8
+    return [args[3], args[4]] if args[5] else []
+
+
+_UNDECLARED_WRITES = {aten.native_batch_norm.default: _batch_norm_writes}
+
+
+def _written(graph: torch.fx.Graph) -> Set[torch.fx.Node]:
+    """Nodes some op writes to in place, by its schema (``Tensor(a!)`` arguments)."""
+    written = set()
+    for node in graph.nodes:
+        if node.op == "call_function" and node.target in _UNDECLARED_WRITES:
+            written.update(v for v in _UNDECLARED_WRITES[node.target](node)
+                           if isinstance(v, torch.fx.Node))
+        schema = getattr(node.target, "_schema", None)
+        if node.op != "call_function" or schema is None:
+            continue
+        for i, arg in enumerate(schema.arguments):
+            if arg.alias_info is None or not arg.alias_info.is_write:
+                continue
+            value = node.args[i] if i < len(node.args) else node.kwargs.get(arg.name)
+            if isinstance(value, torch.fx.Node):
+                written.add(value)
+    return written
+
+
+def mutated(gm: torch.fx.GraphModule, first: int, names: Sequence[str]) -> List[str]:
+    """Names of the buffers (placeholders ``first``, ``first + 1``, ..) that the graph
+    writes to in place."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"][first:first + len(names)]
+    written = _written(gm.graph)
+    return [name for name, node in zip(names, placeholders) if node in written]
+
+
+def keep_updated(gm: torch.fx.GraphModule, first_placeholder: int, first_output: int,
+                 names: Sequence[str]) -> List[str]:
+    """The graph returns every buffer after ``first_output``; keep only the updated
+    ones (in argument order) and return their names."""
+    output = next(n for n in gm.graph.nodes if n.op == "output")
+    results = list(output.args[0])
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    written = _written(gm.graph)
+    kept, names_kept = [], []
+    for i, name in enumerate(names):
+        value, arg = results[first_output + i], placeholders[first_placeholder + i]
+        if value is not arg or arg in written:  # an in-place op replaced or wrote it
+            kept.append(value)
+            names_kept.append(name)
+    output.args = (tuple(results[:first_output] + kept),)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
+    return names_kept
 
 
 def as_tensors(value, what: str, dtypes: Sequence[torch.dtype]) -> Tuple[torch.Tensor, ...]:
@@ -170,14 +267,15 @@ def _bind(params, aliases, traced) -> Dict[str, torch.Tensor]:
     return {alias: t for (_, orig), t in zip(params, traced) for alias in aliases[id(orig)]}
 
 
-def capture_training(model, loss_fn, inputs, labels, provenance: Provenance) -> Captured:
+def capture_training(model, loss_fn, inputs, labels) -> Captured:
     if not callable(loss_fn):
         raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
     params = named_parameters(model)
+    provenance = Provenance(model, loss_fn)
     inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
     labels = as_tensors(labels, "example_targets", [torch.float32, torch.int64])
     buffers = named_buffers(model)
-    aliases = _aliases(model)
+    aliases = state_names(model)
     n_params, n_inputs = len(params), len(inputs)
     n_state = n_params + len(buffers)
     names = [name for name, _ in params]
@@ -214,11 +312,12 @@ def capture_training(model, loss_fn, inputs, labels, provenance: Provenance) -> 
                     lift_draws(gm, describe), ignore_index)
 
 
-def capture_inference(model, inputs, provenance: Provenance) -> Captured:
+def capture_inference(model, inputs) -> Captured:
     params = named_parameters(model)
+    provenance = Provenance(model)
     inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
     buffers = named_buffers(model)
-    aliases = _aliases(model)
+    aliases = state_names(model)
     n_params = len(params)
     n_state = n_params + len(buffers)
 

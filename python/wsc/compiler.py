@@ -1,0 +1,194 @@
+"""wsc.compile: export a training step, run wsc-opt and wsc-translate on it,
+and load the schedule on the emulator.
+
+The choices of the enumerated options (mode, stream_dtype, target) and the
+grid's bounds belong to wsc-opt: Python only checks what wsc-opt cannot see
+(Python types, the pipeline string's syntax, sentinels), then asks wsc-opt
+to accept the pipeline on a tiny probe module before the slow export.
+"""
+import math
+import os
+import shutil
+import subprocess
+from typing import Optional, Tuple, Union
+
+import torch
+
+from . import _build_tree
+from .program import Program, Tensors, as_tensors
+
+
+class CompileError(RuntimeError):
+    """wsc-opt or wsc-translate rejected the program; the message holds their diagnostics."""
+
+
+def tool_path(name: str) -> str:
+    """The path of a wsc tool: in a build tree's bin/ (see _build_tree), then on PATH."""
+    for build in _build_tree.build_dirs():
+        candidate = build / "bin" / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which(name)
+    if found:
+        return found
+    raise FileNotFoundError(
+        f"cannot find '{name}': build wsc with `make` or set WSC_BUILD_DIR")
+
+
+def run_tool(name: str, args, stdin: str):
+    """Runs a tool on `stdin`; returns (stdout, stderr) or raises CompileError."""
+    proc = subprocess.run([tool_path(name), *args], input=stdin, capture_output=True,
+                          text=True, check=False)
+    if proc.returncode != 0:
+        raise CompileError(f"{name} failed:\n{proc.stderr.strip()}")
+    return proc.stdout, proc.stderr
+
+
+# A program with nothing to compute: every pipeline with valid options
+# compiles it in milliseconds, so a failure is the options' fault.
+_PROBE = "module { func.func @options_probe() { return } }"
+
+
+def check_pipeline(pipeline: str) -> None:
+    """Raises CompileError with wsc-opt's message if it rejects `pipeline`."""
+    try:
+        run_tool("wsc-opt", [pipeline, "-"], _PROBE + "\n")
+    except CompileError as err:
+        # Drop the echo of the probe that located diagnostics carry.
+        lines = [line for line in str(err).splitlines()[1:]
+                 if line.strip() not in (_PROBE, "^")]
+        raise CompileError(f"wsc-opt rejected the compile options {pipeline}\n"
+                           + "\n".join(lines)) from None
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _word(name: str, value) -> str:
+    """A string option's value, checked to be one word of the pipeline string
+    (wsc-opt judges whether it is a valid choice)."""
+    if not isinstance(value, str) or not value or any(
+            c.isspace() or c in "={}'\"" for c in value):
+        raise ValueError(f"{name} must be a one-word string, got {value!r}")
+    return value
+
+
+def _vts_option(vts) -> str:
+    """The pipeline's ``vts=`` value (on / off / auto) for wsc.compile's ``vts``."""
+    # `is`, not ==: 1 and 0 equal True and False but are not a choice.
+    if vts is True:
+        return "on"
+    if vts is False:
+        return "off"
+    if isinstance(vts, str) and vts == "auto":
+        return "auto"
+    raise ValueError(f"vts must be True, False or 'auto', got {vts!r}")
+
+
+def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str = "f16",
+                    target: str = "cs2", time_limit: float = 60.0,
+                    vts: Union[bool, str] = "auto", valid_fraction: Optional[float] = None,
+                    grid: Optional[Tuple[int, int]] = None,
+                    allow_sram_overflow: bool = False) -> str:
+    """The ``--wsc-pipeline=...`` argument for wsc.compile's options, after the
+    checks wsc-opt cannot make (Python types; -1 is wsc-opt's "unset" valid
+    fraction, so Python owns that range)."""
+    if not _is_int(systems) or systems < 1:
+        raise ValueError(f"systems must be a positive int, got {systems!r}")
+    if not _is_number(time_limit) or not 0 < time_limit < math.inf:
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if grid is not None and not (isinstance(grid, tuple) and len(grid) == 2
+                                 and all(_is_int(n) for n in grid)):
+        raise ValueError(f"grid must be a (width, height) tuple of two ints, got {grid!r}")
+    if not isinstance(allow_sram_overflow, bool):
+        raise ValueError(f"allow_sram_overflow must be a bool, got {allow_sram_overflow!r}")
+    vts_value = _vts_option(vts)
+    if valid_fraction is not None and (not _is_number(valid_fraction)
+                                       or not 0 < valid_fraction <= 1):
+        raise ValueError(f"valid_fraction must be a number in (0, 1], got {valid_fraction!r}")
+    pipeline = (f"--wsc-pipeline=mode={_word('mode', mode)} systems={systems} "
+                f"target={_word('target', target)} "
+                f"stream-dtype={_word('stream_dtype', stream_dtype)} "
+                f"time-limit={float(time_limit)!r} vts={vts_value}")
+    if valid_fraction is not None:
+        pipeline += f" expected-valid-fraction={float(valid_fraction)!r}"
+    if grid is not None:
+        pipeline += f" grid={grid[0]}x{grid[1]}"
+    if allow_sram_overflow:
+        pipeline += " allow-sram-overflow=true"
+    return pipeline
+
+
+def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
+            example_inputs: Tensors, example_targets: Tensors, *, mode: str = "auto",
+            systems: int = 1, stream_dtype: str = "f16", target: str = "cs2",
+            time_limit: float = 60.0, sparsity=None, vts: Union[bool, str] = "auto",
+            valid_fraction: Optional[float] = None,
+            grid: Optional[Tuple[int, int]] = None, seed: int = 0,
+            allow_sram_overflow: bool = False) -> Program:
+    """Exports one training step of `model`, compiles it and loads it on the emulator.
+
+    `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
+    streams weights otherwise. `stream_dtype` is the weight-streaming dtype;
+    layer-pipelined weights stay FP32 on the wafer. `time_limit` bounds the
+    layer-pipelined placement search, in seconds. `sparsity` maps parameter
+    names to fixed bool masks (see wsc.sparse): masked weights stay zero and
+    get no gradient. It may instead be a mask schedule (wsc.sparse_schedule:
+    gradual magnitude pruning, RigL, SET), which prunes `model` in place to
+    its initial masks and changes them as Program.step runs.
+
+    `vts` controls variable tensor shape execution (docs/VTS.md), which skips
+    the padding that `wsc.nn.strip_padding` marks: `True` runs the marked
+    regions on valid tokens only, `False` ignores the markers (every token is
+    computed, as without them), and `"auto"` (the default) leaves the choice to
+    the compiler. A model without markers compiles the same either way.
+    `valid_fraction` is the valid-token fraction of typical batches, in
+    (0, 1]: `"auto"` strips only below the compiler's threshold, and
+    layer-pipelined regions are sized for samples that valid (by default for
+    padded ones).
+
+    `grid=(width, height)` replaces the target's PE grid: a scaled-down
+    wafer, on which a model small enough to emulate is as compute-bound as
+    a large one on a whole CS-2.
+
+    `seed` keys the random draws of dropout and stochastic depth: the masks
+    of step t depend on (seed, t) alone, not on `systems`
+    (Program.random_draws, wsc.replay_draws).
+
+    `allow_sram_overflow=True` compiles a kernel that no data layout fits in
+    PE SRAM with the smallest layout and a warning, instead of failing
+    (docs/Layouts.md): the numerics are unchanged, the modeled mapping is
+    one the hardware could not run.
+
+    Options wsc-opt rejects (an unknown mode, stream_dtype or target, a grid
+    out of range) raise CompileError with its message, before the export."""
+    from . import export  # imports torch's tracing machinery: only when compiling
+    pipeline = pipeline_option(mode=mode, systems=systems, stream_dtype=stream_dtype,
+                               target=target, time_limit=time_limit, vts=vts,
+                               valid_fraction=valid_fraction, grid=grid,
+                               allow_sram_overflow=allow_sram_overflow)
+    if not _is_int(seed) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
+    check_pipeline(pipeline)
+    described, masks, mask_schedule = None, sparsity, None
+    if sparsity is not None:
+        from .sparse import check_masks, describe
+        from .sparse_schedule import DynamicSparsity
+        if isinstance(sparsity, DynamicSparsity):
+            mask_schedule, masks = sparsity, sparsity.start(model)
+        check_masks(model, masks)
+        described = describe(model, masks,
+                             mask_schedule.planned_density if mask_schedule else None)
+    inputs = as_tensors(example_inputs, "example_inputs")
+    targets = as_tensors(example_targets, "example_targets")
+    if inputs[0].shape[0] < systems:
+        raise ValueError(f"batch {inputs[0].shape[0]} is smaller than systems={systems}")
+    exported = export.export_training_step(model, loss_fn, optimizer, inputs, targets, described)
+    compiled, _ = run_tool("wsc-opt", [pipeline, "-"], exported)
+    schedule, _ = run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
+    return Program(model, exported, compiled, schedule, masks, mask_schedule, seed)

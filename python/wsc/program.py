@@ -1,0 +1,147 @@
+"""Program: a compiled training step bound to an emulated cluster (wsc._runtime)."""
+import collections
+import dataclasses
+import json
+from typing import Dict, List, Optional, Sequence, Union
+
+import numpy as np
+import torch
+
+from .report import build_report
+
+Tensors = Union[torch.Tensor, Sequence[torch.Tensor]]
+
+
+@dataclasses.dataclass(frozen=True)
+class ProgramIR:
+    """The MLIR of a program: as exported, and after --wsc-pipeline."""
+    exported: str
+    compiled: str
+
+
+def as_tensors(tensors: Tensors, what: str):
+    """`tensors` as a tuple, or TypeError naming the argument `what`."""
+    if isinstance(tensors, torch.Tensor):
+        return (tensors,)
+    if isinstance(tensors, (tuple, list)) and all(isinstance(t, torch.Tensor) for t in tensors):
+        return tuple(tensors)
+    raise TypeError(f"{what} must be a tensor or a tuple of tensors, got {type(tensors).__name__}")
+
+
+class Program:
+    """A compiled training step bound to an emulated cluster."""
+
+    def __init__(self, model, exported: str, compiled: str, schedule: str,
+                 masks=None, mask_schedule=None, seed: int = 0):
+        from . import _runtime  # the native runtime binding, built by `make`
+        self.mlir = ProgramIR(exported, compiled)
+        self.schedule = json.loads(schedule)
+        # Tied parameters live once in MemoryX, under their first key.
+        first = {}
+        self._source_key = {k: first.setdefault(id(v), k)
+                            for k, v in model.state_dict(keep_vars=True).items()}
+        self._session = _runtime.Session(schedule)
+        self._session.seed = seed
+        # Parameters and float buffers as f32; int64 and bool buffers as they are.
+        arrays = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+        self._session.load_weights({k: a.astype(np.float32) if a.dtype.kind == "f" else a
+                                    for k, a in arrays.items()})
+        # Masks by the schedule's names (a mask schedule's by the model's).
+        self._mask_name = {k: self._source_key[k] for k in (masks or {})}
+        self._masks = {self._source_key[k]: m.clone() for k, m in (masks or {}).items()}
+        self._session.load_masks({k: m.cpu().numpy() for k, m in self._masks.items()})
+        self._mask_schedule = mask_schedule
+        self._inputs = self.schedule["inputs"]
+        self._last = None
+        self._steps = 0
+
+    def _arrays(self, inputs: Tensors, targets: Tensors):
+        tensors = as_tensors(inputs, "inputs") + as_tensors(targets, "targets")
+        if len(tensors) != len(self._inputs):
+            raise ValueError(f"expected {len(self._inputs)} input and target tensors, "
+                             f"got {len(tensors)}")
+        arrays = []
+        for tensor, spec in zip(tensors, self._inputs):
+            if list(tensor.shape) != spec["shape"]:
+                raise ValueError(f"{spec['name']}: expected shape {spec['shape']}, "
+                                 f"got {list(tensor.shape)}")
+            kind = ("i1" if tensor.dtype == torch.bool else
+                    "f32" if tensor.is_floating_point() else "i64")
+            if kind != spec["dtype"]:
+                raise TypeError(f"{spec['name']}: expected {spec['dtype']}, got {tensor.dtype}")
+            dtype = {"f32": np.float32, "i64": np.int64, "i1": np.bool_}[kind]
+            arrays.append(np.ascontiguousarray(tensor.detach().cpu().numpy().astype(dtype)))
+        return arrays
+
+    def step(self, inputs: Tensors, targets: Tensors) -> float:
+        """One training step on the emulator; returns the loss. With a mask
+        schedule (wsc.sparse_schedule) the masks change after the steps it
+        says, MemoryX requesting dense gradients first when it needs them."""
+        arrays = self._arrays(inputs, targets)
+        schedule = self._mask_schedule
+        updating = schedule is not None and schedule.updates_at(self._steps)
+        if updating and schedule.needs_gradients:
+            self._session.request_gradients({k: np.ones(m.shape, dtype=np.bool_)
+                                             for k, m in self._masks.items()})
+        loss = self._session.step(arrays)
+        self._last = self._session.last_report()
+        if updating:
+            self._update_masks(schedule)
+        self._steps += 1
+        return float(loss)
+
+    def random_draws(self, step: Optional[int] = None) -> List[torch.Tensor]:
+        """The uniform [0, 1) draws behind the random ops (dropout,
+        stochastic depth) of training step `step` (default: the last one run),
+        whole-batch, in the order the model runs them. Hand them to
+        ``wsc.replay_draws`` to make eager PyTorch drop the same units."""
+        if step is None:
+            if not self._steps:
+                raise ValueError("no step has run yet; pass step=")
+            step = self._steps - 1
+        if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+            raise ValueError(f"step must be a non-negative int, got {step!r}")
+        return [torch.from_numpy(self._session.random_draw(k, step))
+                for k in range(self._session.num_random_inputs)]
+
+    def _update_masks(self, schedule) -> None:
+        """Runs the mask schedule's update after this step and loads the new
+        masks (MemoryX rebuilds its CSR views from them)."""
+        weights = self._session.weights()
+        gradients = self._session.requested_gradients() if schedule.needs_gradients else {}
+        tensors = lambda arrays: {k: torch.from_numpy(np.array(arrays[src]))
+                                  for k, src in self._mask_name.items() if src in arrays}
+        masks = {k: self._masks[src] for k, src in self._mask_name.items()}
+        new = schedule.update(self._steps, tensors(weights), masks,
+                              tensors(gradients) if schedule.needs_gradients else None)
+        self._masks = {self._mask_name[k]: m.clone() for k, m in new.items()}
+        self._session.load_masks({k: m.numpy() for k, m in self._masks.items()})
+
+    def masks(self) -> Dict[str, torch.Tensor]:
+        """The current sparsity masks, keyed like model.state_dict()."""
+        return {k: self._masks[src].clone() for k, src in self._mask_name.items()}
+
+    def state_dict(self) -> Dict[str, torch.Tensor]:
+        """The MemoryX master weights and buffers, keyed like model.state_dict()."""
+        weights = self._session.weights()
+        return collections.OrderedDict((k, torch.from_numpy(np.array(weights[src])))
+                                       for k, src in self._source_key.items())
+
+    def report(self) -> dict:
+        """Mode and why, layouts, placement, memory, bandwidth and the last
+        step's modeled time (wsc.report.build_report)."""
+        return build_report(self.schedule, self._masks, self._last)
+
+    def floorplan_svg(self) -> str:
+        """The wafer floorplan (layer-pipelined mode) as SVG: a region per
+        layer coloured by its time per sample, and the routes between them."""
+        if self.schedule["mode"] != "layer_pipelined":
+            raise ValueError("a floorplan exists in layer_pipelined mode only; this program "
+                             f"runs in {self.schedule['mode']} mode")
+        from .compiler import run_tool  # compiler imports this module
+        svg, _ = run_tool("wsc-translate", ["--wsc-to-svg", "-"], self.mlir.compiled)
+        return svg
+
+    def write_trace(self, path: str) -> None:
+        """Writes the modeled timeline of the last step as Chrome trace JSON."""
+        self._session.write_trace(path)
