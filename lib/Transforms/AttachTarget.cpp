@@ -35,15 +35,12 @@ struct AttachTargetPass : public mlir::wsc::impl::WSCAttachTargetBase<AttachTarg
     ModuleOp module = getOperation();
     TargetAttr t = TargetAttr::lookup(module);
     int64_t gridX = t.getGridX(), gridY = t.getGridY();
-    if (preset == "tiny") {
-      // A 16x16 wafer: small enough for tests to exercise tiling limits.
+    // An option that was not given keeps the module's field.
+    if (preset.hasValue() && preset == TargetPreset::Tiny) {
       gridX = gridY = 16;
-    } else if (preset == "cs2") {
+    } else if (preset.hasValue()) {
       gridX = kDefaultTarget.gridX;
       gridY = kDefaultTarget.gridY;
-    } else if (!preset.empty()) {
-      module.emitError("unknown target preset '") << preset << "'; expected cs2 or tiny";
-      return signalPassFailure();
     }
     if (!grid.empty() && !parseGrid(grid, gridX, gridY)) {
       module.emitError("grid must be WxH with W and H in [1, ")
@@ -54,16 +51,7 @@ struct AttachTargetPass : public mlir::wsc::impl::WSCAttachTargetBase<AttachTarg
       module.emitError("systems must be positive, got ") << int64_t(systems);
       return signalPassFailure();
     }
-    StreamDType weights = t.getWeightDtype();
-    if (!streamDType.empty()) {
-      std::optional<StreamDType> parsed = symbolizeStreamDType(streamDType);
-      if (!parsed) {
-        module.emitError("unknown stream-dtype '")
-            << streamDType << "'; expected f16, bf16 or f32";
-        return signalPassFailure();
-      }
-      weights = *parsed;
-    }
+    StreamDType weights = streamDType.hasValue() ? StreamDType(streamDType) : t.getWeightDtype();
     module->setAttr(
         "wsc.target",
         TargetAttr::get(&getContext(), gridX, gridY, t.getSramPerPe(),

@@ -30,17 +30,7 @@ struct LowerWeightStreamingPass
     ModuleOp module = getOperation();
     if (isLayerPipelined(module))
       return;
-    TargetAttr target = TargetAttr::lookup(module);
-    StreamDType dtype = target.getWeightDtype();
-    if (!streamDType.empty()) {
-      std::optional<StreamDType> parsed = symbolizeStreamDType(streamDType);
-      if (!parsed) {
-        module.emitError("unknown stream-dtype '")
-            << streamDType << "'; expected f16, bf16 or f32";
-        return signalPassFailure();
-      }
-      dtype = *parsed;
-    }
+    StreamDType dtype = TargetAttr::lookup(module).getWeightDtype();
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (failed(lower(module, func, dtype)))
         return signalPassFailure();

@@ -9,6 +9,8 @@
 using namespace mlir;
 using namespace mlir::wsc;
 
+#include "wsc/Transforms/PassEnums.cpp.inc"
+
 void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // Private helpers (JAX/StableHLO exports, TF outlining) are inlined into
   // their callers and then dropped. The inliner's own cleanup is turned
@@ -34,11 +36,10 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCAssignLayouts(
       WSCAssignLayoutsOptions{/*report=*/false, options.allowSramOverflow}));
   pm.addPass(createWSCPlaceKernels(
-      WSCPlaceKernelsOptions{options.timeLimit, options.mode == "auto",
+      WSCPlaceKernelsOptions{options.timeLimit, options.mode == ModeChoice::Auto,
                              options.expectedValidFraction}));
   // Exactly one of the two lowerings applies, by the module's wsc.mode.
-  pm.addPass(createWSCLowerWeightStreaming(
-      WSCLowerWeightStreamingOptions{options.streamDType}));
+  pm.addPass(createWSCLowerWeightStreaming());
   pm.addPass(createWSCLowerLayerPipelined());
   pm.addPass(createWSCFoldTransposes());
   pm.addPass(createCanonicalizerPass());

@@ -50,15 +50,10 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<ExecutionMode> forced;
-    if (mode == "weight_streaming")
+    if (mode == ModeChoice::WeightStreaming)
       forced = ExecutionMode::WeightStreaming;
-    else if (mode == "layer_pipelined")
+    else if (mode == ModeChoice::LayerPipelined)
       forced = ExecutionMode::LayerPipelined;
-    else if (mode != "auto") {
-      module.emitError("unknown mode '")
-          << mode << "'; expected auto, weight_streaming or layer_pipelined";
-      return signalPassFailure();
-    }
     TargetAttr target = TargetAttr::lookup(module);
     if (forced == ExecutionMode::LayerPipelined && target.getSystems() > 1) {
       module.emitError("layer-pipelined mode runs on one system, not ")

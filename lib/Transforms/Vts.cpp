@@ -230,10 +230,6 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (mode != "on" && mode != "off" && mode != "auto") {
-      module.emitError("wsc-vts: mode must be on, off or auto, got '") << mode << "'";
-      return signalPassFailure();
-    }
     if (expectedValidFraction != -1.0 &&
         !(expectedValidFraction > 0 && expectedValidFraction <= 1)) {
       module.emitError("wsc-vts: expected-valid-fraction must be in (0, 1], got ")
@@ -263,7 +259,7 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
     if (failed(batch))
       return failure();
     VtsRewriter rewriter(func, *batch);
-    if (mode == "off") {
+    if (mode == VtsChoice::Off) {
       rewriter.removeMarks();
       emitRemark(func.getLoc()) << "VTS off: removed " << strips << " strip_padding and "
                                 << restores << " restore_padding ops";
@@ -281,7 +277,7 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
       return failure();
     auto [threshold, raggedWork] =
         rewriter.cost(toTargetSpec(TargetAttr::lookup(module)));
-    if (mode == "on")
+    if (mode == VtsChoice::On)
       threshold = 1.0;
     int64_t newStrips = llvm::count_if(rewriter.crossings, [](const Crossing &c) { return c.strip; });
     int64_t newRestores = int64_t(rewriter.crossings.size()) - newStrips;
@@ -290,7 +286,7 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
         "strip_padding and {2} restore_padding ops; stripping pays below a valid-token "
         "fraction of {3:F4}",
         raggedWork, newStrips, newRestores, threshold);
-    if (mode == "auto" && expectedValidFraction > threshold) {
+    if (mode == VtsChoice::Auto && expectedValidFraction > threshold) {
       rewriter.removeMarks();
       emitRemark(func.getLoc())
           << summary

@@ -10,8 +10,8 @@
 
 // SYS: module attributes {wsc.target = #wsc.target<systems = 4>}
 // TINY: module attributes {wsc.target = #wsc.target<grid_x = 16, grid_y = 16, weight_dtype = f32>}
-// PRESET: error: unknown target preset 'cs3'; expected cs2 or tiny
-// DTYPE: error: unknown stream-dtype 'f8'; expected f16, bf16 or f32
+// PRESET: for the --target option: Cannot find option named 'cs3'!
+// DTYPE: for the --stream-dtype option: Cannot find option named 'f8'!
 // GRID: module attributes {wsc.target = #wsc.target<grid_x = 96, grid_y = 64>}
 // TINYGRID: module attributes {wsc.target = #wsc.target<grid_x = 8, grid_y = 4>}
 // BADGRID: error: grid must be WxH with W and H in [1, 65536], got '96'

@@ -1,8 +1,8 @@
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-lower-weight-streaming | FileCheck %s
-// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-lower-weight-streaming=stream-dtype=f32 | FileCheck %s --check-prefix=F32
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target=stream-dtype=f32 --wsc-form-kernels --wsc-lower-weight-streaming | FileCheck %s --check-prefix=F32
 // RUN: wsc-opt %s --wsc-lower-weight-streaming -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=SPLIT
 // RUN: wsc-opt %S/Inputs/mlp-sparse-train.mlir --wsc-form-kernels --wsc-lower-weight-streaming | FileCheck %s --check-prefix=SPARSE
-// RUN: wsc-opt %S/Inputs/mlp-sparse-train.mlir --wsc-form-kernels --wsc-lower-weight-streaming=stream-dtype=f32 | FileCheck %s --check-prefix=SPARSE32
+// RUN: wsc-opt %S/Inputs/mlp-sparse-train.mlir --wsc-attach-target=stream-dtype=f32 --wsc-form-kernels --wsc-lower-weight-streaming | FileCheck %s --check-prefix=SPARSE32
 
 // Parameters become MemoryX symbols with their optimizer; the function keeps
 // only inputs, labels and the loss.

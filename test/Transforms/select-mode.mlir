@@ -24,7 +24,7 @@
 // weights, and forcing layer-pipelined is an error.
 // TWO: remark: mode weight_streaming (auto): {{.*}} fits in wafer SRAM {{.*}}; 2 systems need weight streaming
 // TWOLP: error: layer-pipelined mode runs on one system, not 2; use systems=1 or mode=weight_streaming
-// BAD: error: unknown mode 'fast'; expected auto, weight_streaming or layer_pipelined
+// BAD: for the --mode option: Cannot find option named 'fast'!
 
 // BatchNorm's buffers stay resident on the wafer like the weights: a model
 // with buffers that fits runs layer-pipelined too.

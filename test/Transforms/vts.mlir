@@ -1,7 +1,7 @@
 // RUN: wsc-opt %s -split-input-file --wsc-vts -verify-diagnostics | FileCheck %s
 // RUN: not wsc-opt %s --wsc-vts=mode=sometimes 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not wsc-opt %s --wsc-vts=expected-valid-fraction=1.5 2>&1 | FileCheck %s --check-prefix=FRACTION
-// MODE: error: wsc-vts: mode must be on, off or auto, got 'sometimes'
+// MODE: for the --mode option: Cannot find option named 'sometimes'!
 // FRACTION: error: wsc-vts: expected-valid-fraction must be in (0, 1], got 1.5
 // The negative cases at the end fail in every mode, hence `not`.
 // RUN: not wsc-opt %s -split-input-file --wsc-vts=mode=off 2>/dev/null | FileCheck %s --check-prefix=OFF

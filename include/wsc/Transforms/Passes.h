@@ -6,33 +6,52 @@
 #include "mlir/Pass/Pass.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 
+#include "wsc/Transforms/PassEnums.h.inc"
+
 namespace mlir::wsc {
+
+/// The values of a pass option of an enum from PassEnums.td or WSCEnums.td:
+/// exactly the enum's spellings, so that each is written once, in TableGen,
+/// and a bad value fails option parsing with the valid ones listed:
+///   Option<"mode", "mode", "::mlir::wsc::ModeChoice", ...,
+///          [{::mlir::wsc::EnumOptionValues<::mlir::wsc::ModeChoice>()}]>
+/// The enum's cases must be numbered from 0 without gaps.
+template <typename Enum> struct EnumOptionValues {
+  template <typename Opt> void apply(Opt &option) const {
+    for (uint32_t i = 0;; ++i) {
+      StringRef name = stringifyEnum(static_cast<Enum>(i));
+      if (name.empty())
+        return;
+      option.getParser().addLiteralOption(name, static_cast<Enum>(i), "");
+    }
+  }
+};
 
 #define GEN_PASS_DECL
 #include "wsc/Transforms/Passes.h.inc"
 
 /// Options of the `--wsc-pipeline` pipeline.
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
-  Option<std::string> mode{*this, "mode",
-                           llvm::cl::desc("auto | weight_streaming | layer_pipelined"),
-                           llvm::cl::init("auto")};
+  Option<ModeChoice> mode{*this, "mode",
+                          llvm::cl::desc("auto (the cost model's choice), weight_streaming or layer_pipelined"),
+                          llvm::cl::init(ModeChoice::Auto), EnumOptionValues<ModeChoice>()};
   Option<int64_t> systems{*this, "systems",
                           llvm::cl::desc("number of systems"), llvm::cl::init(1)};
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("hardware preset: cs2 | tiny"),
-                             llvm::cl::init("cs2")};
+  Option<TargetPreset> target{*this, "target", llvm::cl::desc("hardware preset: cs2 or tiny"),
+                              llvm::cl::init(TargetPreset::CS2),
+                              EnumOptionValues<TargetPreset>()};
   Option<std::string> grid{*this, "grid",
                            llvm::cl::desc("PE grid WxH, overriding the preset's"),
                            llvm::cl::init("")};
-  Option<std::string> streamDType{*this, "stream-dtype",
-                                  llvm::cl::desc("weight stream dtype: f16 | bf16 | f32"),
-                                  llvm::cl::init("f16")};
+  Option<StreamDType> streamDType{*this, "stream-dtype",
+                                  llvm::cl::desc("weight stream dtype: f16, bf16 or f32"),
+                                  llvm::cl::init(StreamDType::F16),
+                                  EnumOptionValues<StreamDType>()};
   Option<double> timeLimit{*this, "time-limit",
                            llvm::cl::desc("layer-pipelined placement budget in seconds"),
                            llvm::cl::init(60.0)};
-  Option<std::string> vts{*this, "vts",
-                          llvm::cl::desc("variable tensor shape: on | off | auto"),
-                          llvm::cl::init("auto")};
+  Option<VtsChoice> vts{*this, "vts", llvm::cl::desc("variable tensor shape execution: auto, on or off"),
+                        llvm::cl::init(VtsChoice::Auto), EnumOptionValues<VtsChoice>()};
   Option<int64_t> minParamElements{
       *this, "min-param-elements",
       llvm::cl::desc("torch-mlir input: float constants with at least this many elements "

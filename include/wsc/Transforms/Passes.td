@@ -139,8 +139,10 @@ def WSCVts : Pass<"wsc-vts", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
-           "on | off | auto">,
+    Option<"mode", "mode", "::mlir::wsc::VtsChoice",
+           /*default=*/"::mlir::wsc::VtsChoice::Auto",
+           "strip padding: auto (the compiler's choice), on (always), off (never)",
+           [{::mlir::wsc::EnumOptionValues<::mlir::wsc::VtsChoice>()}]>,
     Option<"expectedValidFraction", "expected-valid-fraction", "double",
            /*default=*/"-1.0",
            "the valid-token fraction of typical batches, in (0, 1] (auto mode)">,
@@ -224,11 +226,22 @@ def WSCSelectMode : Pass<"wsc-select-mode", "::mlir::ModuleOp"> {
     system is an error. The choice is explained with its numbers as a
     remark.
 
-    Sets the `wsc.mode` module attribute.
+    Sets the `wsc.mode` module attribute:
+
+    ```mlir
+    // wsc-opt --wsc-form-kernels --wsc-select-mode  (a small MLP, one system)
+    // remark: mode layer_pipelined (auto): layer-pipelined footprint ...
+    //         fits in wafer SRAM 38.9 GB
+    module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+      func.func @train_step(...) { ... }
+    }
+    ```
   }];
   let options = [
-    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
-           "auto | weight_streaming | layer_pipelined">
+    Option<"mode", "mode", "::mlir::wsc::ModeChoice",
+           /*default=*/"::mlir::wsc::ModeChoice::Auto",
+           "auto (the cost model's choice), weight_streaming or layer_pipelined",
+           [{::mlir::wsc::EnumOptionValues<::mlir::wsc::ModeChoice>()}]>
   ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
@@ -382,11 +395,31 @@ def WSCLowerWeightStreaming : Pass<"wsc-lower-weight-streaming", "::mlir::Module
     values (BatchNorm's batch statistics) would silently differ from
     single-device training, so with more than one system it is an error at
     the op, with a note at the sum.
+
+    ```mlir
+    // Before: the weight is an argument and its gradient a result.
+    func.func @train_step(%x: tensor<8x4xf32> {wsc.input = 0 : i64},
+                          %w: tensor<2x4xf32> {wsc.param = "0.weight"}, ...)
+        -> (tensor<f32> {wsc.loss}, tensor<2x4xf32> {wsc.grad = "0.weight"}) {
+      %h = wsc.kernel "0.fwd" ... (%x, %w) ...
+      %g = wsc.kernel "0.bwd" ...
+      return %loss, %g : tensor<f32>, tensor<2x4xf32>
+    }
+    // After: MemoryX holds it; forward kernels get it row-major, backward
+    // ones transposed, and SwarmX sums the gradient that MemoryX applies.
+    wsc.memx.param @"0.weight" : tensor<2x4xf32> optimizer(<sgd, lr = 5.000000e-01>)
+    func.func @train_step(%x: tensor<8x4xf32> {wsc.input = 0 : i64}, ...)
+        -> (tensor<f32> {wsc.loss}) {
+      %s = wsc.memx.stream @"0.weight" order(<row_major>) : <tensor<2x4xf16>>
+      %b = wsc.swarmx.broadcast %s ...
+      %h = wsc.kernel "0.fwd" ... (%x, %b) ...
+      ...
+      %r = wsc.swarmx.reduce %g order(<row_major>) : tensor<2x4xf32> -> <tensor<2x4xf32>>
+      wsc.memx.update @"0.weight"(%r) ...
+      return %loss : tensor<f32>
+    }
+    ```
   }];
-  let options = [
-    Option<"streamDType", "stream-dtype", "std::string", /*default=*/"\"\"",
-           "weight stream dtype (f16 | bf16 | f32); default: the target's">
-  ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
 
@@ -428,13 +461,18 @@ def WSCAttachTarget : Pass<"wsc-attach-target", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"preset", "target", "std::string", /*default=*/"\"\"", "cs2 | tiny">,
+    Option<"preset", "target", "::mlir::wsc::TargetPreset",
+           /*default=*/"::mlir::wsc::TargetPreset::CS2",
+           "hardware preset whose grid to use: cs2 or tiny (not given: keep the module's)",
+           [{::mlir::wsc::EnumOptionValues<::mlir::wsc::TargetPreset>()}]>,
     Option<"grid", "grid", "std::string", /*default=*/"\"\"",
            "PE grid WxH, overriding the preset's">,
     Option<"systems", "systems", "int64_t", /*default=*/"0",
            "number of systems (0: keep)">,
-    Option<"streamDType", "stream-dtype", "std::string", /*default=*/"\"\"",
-           "weight stream dtype: f16 | bf16 | f32">
+    Option<"streamDType", "stream-dtype", "::mlir::wsc::StreamDType",
+           /*default=*/"::mlir::wsc::StreamDType::F16",
+           "weight stream dtype: f16, bf16 or f32 (not given: keep the module's)",
+           [{::mlir::wsc::EnumOptionValues<::mlir::wsc::StreamDType>()}]>
   ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
