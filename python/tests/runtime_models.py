@@ -4,8 +4,12 @@ linear_mse: one Linear layer + MSE loss.
 mlp_ce:     Linear/ReLU stack + softmax cross-entropy on integer labels
             (one-hot via linalg.index), backward with transposed weight
             streams, as in whitepaper §7.4 (or row-major ones).
+linear_mse_tgrad: linear_mse without bias, its weight gradient streamed
+            back transposed.
 layer_pipelined: the layer-pipelined twin of a weight-streaming schedule
             with f32 row-major streams (weight_read / weight_update / route).
+sparse_weights: a schedule's twin with some weights sparse (csr weight
+            streams, mask-format gradient streams).
 The torch references take the same weights and data and model what the
 cluster does: weights are rounded to the stream dtype for every use.
 """
@@ -210,14 +214,15 @@ def mlp_ce(batch=6, dims=(4, 5, 3), systems=1, stream_dtype="f32", optimizer=Non
     return sb
 
 
-def layer_pipelined(sb, regions, lp):
+def layer_pipelined(sb, regions, lp, routes=True):
     """The layer-pipelined twin of weight-streaming schedule `sb` (one system,
     f32 row-major streams only): weight_stream -> weight_read, gradient_stream
     -> weight_update, a route in front of every kernel operand made by another
     layer (an L-shaped path between the two regions' centres), and per kernel
     its layer's region and lp model. regions: layer -> (x, y, width, height);
     lp: kernel name -> (kind, formal, exec, cycles_per_sample, memory_words).
-    Same arithmetic, so the twins train to bitwise equal losses and weights."""
+    routes=False leaves the routes out: layers read each other's values in
+    place. Same arithmetic, so the twins train to bitwise equal losses and weights."""
     import copy
     doc = copy.deepcopy(sb.to_json())
     assert doc["systems"] == 1, "layer-pipelined schedules run on one system"
@@ -243,7 +248,7 @@ def layer_pipelined(sb, regions, lp):
             layer = st["layer"]
             for i, v in enumerate(st["operands"]):
                 src = made_by.get(v)
-                if src is None or src == layer:
+                if not routes or src is None or src == layer:
                     continue
                 if (v, layer) not in routed:
                     r = len(values)
@@ -267,6 +272,48 @@ def layer_pipelined(sb, regions, lp):
             steps.append(st)
     doc["steps"] = steps
     return doc
+
+
+def sparse_weights(sb, params, density=0.25):
+    """Makes `params` (2-D weights) sparse in schedule `sb`: "sparsity" on
+    the params, csr weight streams, mask-format gradient streams; kernels
+    reading or computing them get cost.density (the compiler's factor)."""
+    doc = sb.to_json()
+    for p in doc["params"]:
+        if p["name"] in params:
+            p["sparsity"] = {"density": density, "source": "magnitude"}
+    sparse_values = set()
+    for st in doc["steps"]:
+        if st["op"] == "weight_stream" and st["param"] in params:
+            st["format"] = "csr"
+            sparse_values.add(st["result"])
+        elif st["op"] == "gradient_stream" and st["param"] in params:
+            st["format"] = "mask"
+            sparse_values.add(st["operand"])
+    for st in doc["steps"]:
+        if st["op"] == "kernel" and sparse_values & set(st["operands"] + st["results"]):
+            st["cost"]["density"] = density
+    return doc
+
+
+def linear_mse_tgrad(batch=6, in_f=20, out_f=12):
+    """One Linear layer + MSE whose weight gradient goes back transposed
+    (dW^T = x^T dy, gradient_stream order transposed)."""
+    sb = ScheduleBuilder("train", 1, batch, "f32")
+    sb.param("fc.weight", [out_f, in_f], sgd(lr=0.1, momentum=0.9))
+    x = sb.input("input0", [batch, in_f])
+    t = sb.input("target0", [batch, out_f], role="label")
+    w = sb.weight_stream("fc.weight")
+    y = sb.kernel("fc.fwd", "fc", "forward", [x, w],
+                  lambda k, x, w: k.matmul(x, w, [dim(0), dim(2)], [dim(1), dim(2)],
+                                           [batch, out_f], batch_dim=0), cycles=1000)
+    loss, dy = sb.kernel("loss", "loss", "loss", [y, t], mse_body(batch * out_f), cycles=100)
+    dwt = sb.kernel("fc.bwd", "fc", "backward", [x, dy],
+                    lambda k, x, dy: k.matmul(x, dy, [dim(2), dim(0)], [dim(2), dim(1)],
+                                              [in_f, out_f]), cycles=1000)
+    sb.gradient_stream("fc.weight", dwt, order="transposed")
+    sb.output("loss", loss)
+    return sb
 
 
 # ---------------------------------------------------------------------------

@@ -1,13 +1,17 @@
 """Builds wsc schedules (docs/ScheduleFormat.md) by hand, for runtime tests.
 
 The compiler normally writes schedules; these tests need small ones whose
-every value is known, so this module spells them out op by op. `models`
-below builds the schedules the runtime tests and benchmarks use.
+every value is known, so this module spells them out op by op. It is the one
+Python builder: runtime_models.py builds the schedules the runtime tests and
+benchmarks use with it, and so do the generators of the checked-in schedules
+in unittests/Runtime/Inputs. TARGET is the one target they carry, and
+unittests/Runtime/TestUtil.h (the C++ builder) carries the same.
 """
 
 import json
 
-DEFAULT_TARGET = {
+# CS-2 figures (include/wsc/Model/CostModel.h) but for a 1e14 FLOP/s MemoryX.
+TARGET = {
     "pe_x": 924, "pe_y": 920, "sram_per_pe_bytes": 49152, "clock_hz": 1.1e9,
     "fmac_per_pe_per_cycle": 4, "io_bytes_per_s": 1.5e11,
     "swarmx_fanout": 4, "swarmx_hop_latency_s": 1e-6,
@@ -28,6 +32,12 @@ def const_expr(c=0):
 
 def identity_map(rank):
     return [dim(i) for i in range(rank)]
+
+
+def _ragged(dims, mask):
+    """A value's "ragged" entry: its dims padded to the samples' valid
+    lengths of VTS mask group `mask` (None: a dense value)."""
+    return None if dims is None else {"mask": mask, "dims": list(dims)}
 
 
 class Region:
@@ -89,33 +99,48 @@ class Region:
 class Body:
     """Ops of one kernel body."""
 
-    def __init__(self, sb, operand_ids):
+    def __init__(self, sb, operand_ids, arg_ragged=None):
+        """An argument is like its operand; arg_ragged (operand index ->
+        dims) makes a non-batch operand's argument ragged: each sample reads
+        its leading block."""
         self.sb = sb
-        self.args = [sb.clone_value(v) for v in operand_ids]
+        arg_ragged = arg_ragged or {}
+        self.args = [sb.clone_value(v, arg_ragged.get(i, "same"))
+                     for i, v in enumerate(operand_ids)]
         self.ops = []
 
     def spec(self, v):
         return self.sb.values[v]
 
-    def empty(self, shape, dtype="f32", batch_dim=None):
-        r = self.sb.value(shape, dtype, batch_dim)
+    # Values made in the body take `ragged`: the dims padded per sample
+    # (variable tensor shapes), None for a dense value.
+
+    def empty(self, shape, dtype="f32", batch_dim=None, ragged=None):
+        r = self.sb.value(shape, dtype, batch_dim, ragged=ragged)
         self.ops.append({"op": "tensor.empty", "operands": [], "results": [r]})
         return r
 
-    def constant(self, value, shape, dtype="f32", batch_dim=None):
-        r = self.sb.value(shape, dtype, batch_dim)
+    def empty_like(self, v):
+        """tensor.empty of `v`'s shape, dtype, batch dim and ragged dims."""
+        r = self.sb.clone_value(v)
+        self.ops.append({"op": "tensor.empty", "operands": [], "results": [r]})
+        return r
+
+    def constant(self, value, shape, dtype="f32", batch_dim=None, ragged=None):
+        r = self.sb.value(shape, dtype, batch_dim, ragged=ragged)
         self.ops.append({"op": "arith.constant", "operands": [], "results": [r], "value": value})
         return r
 
-    def reshape(self, kind, x, shape, reassociation, batch_dim=None):
-        r = self.sb.value(shape, self.spec(x)["dtype"], batch_dim)
+    def reshape(self, kind, x, shape, reassociation, batch_dim=None, ragged=None):
+        r = self.sb.value(shape, self.spec(x)["dtype"], batch_dim, ragged=ragged)
         self.ops.append({"op": "tensor." + kind + "_shape", "operands": [x], "results": [r],
                          "reassociation": reassociation})
         return r
 
-    def extract_slice(self, x, offsets, sizes, strides, shape=None, batch_dim=None):
+    def extract_slice(self, x, offsets, sizes, strides, shape=None, batch_dim=None, ragged=None):
         """``shape`` defaults to ``sizes`` (give it to drop unit dims)."""
-        r = self.sb.value(shape if shape is not None else sizes, self.spec(x)["dtype"], batch_dim)
+        r = self.sb.value(shape if shape is not None else sizes, self.spec(x)["dtype"], batch_dim,
+                          ragged=ragged)
         self.ops.append({"op": "tensor.extract_slice", "operands": [x], "results": [r],
                          "offsets": offsets, "sizes": sizes, "strides": strides})
         return r
@@ -139,11 +164,16 @@ class Body:
 
     # Common structured ops -------------------------------------------------
 
-    def fill(self, value, shape, dtype="f32", batch_dim=None):
-        e = self.empty(shape, dtype, batch_dim)
-        rank = len(shape)
-        return self.generic([], [e], [identity_map(rank)], ["parallel"] * rank,
-                            lambda r, out: r.yield_(r.const(value, dtype)), name="linalg.fill")
+    def fill(self, value, shape, dtype="f32", batch_dim=None, ragged=None):
+        return self.fill_into(value, self.empty(shape, dtype, batch_dim, ragged))
+
+    def fill_into(self, value, out):
+        """linalg.fill of `out` (an empty tensor already made) with `value`."""
+        spec = self.spec(out)
+        rank = len(spec["shape"])
+        return self.generic([], [out], [identity_map(rank)], ["parallel"] * rank,
+                            lambda r, o: r.yield_(r.const(value, spec["dtype"])),
+                            name="linalg.fill")
 
     def matmul(self, a, b, a_map, b_map, out_shape, batch_dim=None, init=None):
         """out[d0, d1] = sum_d2 a[a_map] * b[b_map]; maps use d0 (rows), d1 (cols), d2 (k)."""
@@ -184,29 +214,42 @@ class Body:
 class ScheduleBuilder:
     def __init__(self, kind="train", systems=1, global_batch=4, stream_dtype="f32",
                  gradient_dtype="f32", target=None):
+        """Values, inputs, streams and kernel results get sram_bytes_per_pe
+        (and an empty layout) when given `sram`; None leaves them out."""
         self.kind = kind
         self.systems = systems
         self.global_batch = global_batch
         self.stream_dtype = stream_dtype
         self.gradient_dtype = gradient_dtype
-        self.target = dict(target or DEFAULT_TARGET)
+        self.target = dict(target or TARGET)
         self.values = []
         self.params = []
         self.inputs = []
         self.outputs = []
         self.steps = []
+        self.vts_section = None
 
-    def value(self, shape, dtype="f32", batch_dim=None, sram=None):
+    def value(self, shape, dtype="f32", batch_dim=None, sram=None, ragged=None, mask=0):
+        """`ragged`: the dims padded to the valid lengths of VTS mask group
+        `mask` (None: dense)."""
         v = {"id": len(self.values), "shape": list(shape), "dtype": dtype, "batch_dim": batch_dim}
         if sram is not None:
             v["sram_bytes_per_pe"] = sram
             v["layout"] = {"dims": [], "x": [], "y": []}
+        if ragged is not None:
+            v["ragged"] = _ragged(ragged, mask)
         self.values.append(v)
         return v["id"]
 
-    def clone_value(self, v):
+    def clone_value(self, v, ragged="same"):
+        """A value like `v`; ragged="same" keeps its ragged dims, else these."""
         s = self.values[v]
-        return self.value(s["shape"], s["dtype"], s["batch_dim"])
+        if ragged == "same":
+            r = s.get("ragged")
+            ragged, mask = (r["dims"], r["mask"]) if r else (None, 0)
+        else:
+            mask = 0
+        return self.value(s["shape"], s["dtype"], s["batch_dim"], ragged=ragged, mask=mask)
 
     def numel(self, v):
         n = 1
@@ -214,9 +257,12 @@ class ScheduleBuilder:
             n *= d
         return n
 
-    def param(self, name, shape, optimizer):
-        self.params.append({"name": name, "shape": list(shape), "dtype": "f32",
-                            "optimizer": optimizer})
+    def param(self, name, shape, optimizer=None):
+        """An inference schedule's parameters have no optimizer."""
+        p = {"name": name, "shape": list(shape), "dtype": "f32"}
+        if optimizer is not None:
+            p["optimizer"] = optimizer
+        self.params.append(p)
 
     def input(self, name, shape, dtype="f32", role="input", num_classes=None, sram=0):
         v = self.value(shape, dtype, 0, sram=sram)
@@ -256,24 +302,56 @@ class ScheduleBuilder:
         self.steps.append({"op": "layout_convert", "operand": v, "result": r, "cycles": cycles})
         return r
 
-    def kernel(self, name, layer, phase, operands, build, cycles=1e4, flops=0.0, sram=0):
-        """build(body, *args) returns the list of yielded body values."""
-        body = Body(self, operands)
+    def kernel(self, name, layer, phase, operands, build, cycles=1e4, flops=0.0, sram=0,
+               ragged=None, arg_ragged=None):
+        """build(body, *args) returns the list of yielded body values.
+        ragged: the VTS mask group the kernel runs ragged on (None: dense);
+        arg_ragged as for Body. A batch result is ragged like its yield."""
+        body = Body(self, operands, arg_ragged)
         yields = build(body, *body.args)
         if not isinstance(yields, (list, tuple)):
             yields = [yields]
         results = []
         for y in yields:
             s = self.values[y]
-            results.append(self.value(s["shape"], s["dtype"], s["batch_dim"], sram=sram))
-        self.steps.append({"op": "kernel", "name": name, "layer": layer, "phase": phase,
-                           "operands": list(operands), "results": results,
-                           "cost": {"flops": flops, "cycles": cycles, "pes": 1000},
-                           "body": body.to_json(yields)})
+            r = s.get("ragged") if s["batch_dim"] is not None else None
+            results.append(self.value(s["shape"], s["dtype"], s["batch_dim"], sram=sram,
+                                      ragged=r["dims"] if r else None,
+                                      mask=r["mask"] if r else 0))
+        step = {"op": "kernel", "name": name, "layer": layer, "phase": phase,
+                "operands": list(operands)}
+        if ragged is not None:
+            step["ragged"] = ragged
+        step.update({"results": results, "cost": {"flops": flops, "cycles": cycles, "pes": 1000},
+                     "body": body.to_json(yields)})
+        self.steps.append(step)
         return results[0] if len(results) == 1 else results
 
+    # Variable tensor shapes -------------------------------------------------
+
+    def strip_padding(self, v, dims, mask=0, cycles=50):
+        """Packs `v`'s samples to their valid lengths along `dims`."""
+        r = self.clone_value(v, dims)
+        self.values[r]["ragged"]["mask"] = mask
+        self.steps.append({"op": "strip_padding", "operand": v, "mask": mask, "result": r,
+                           "cycles": cycles})
+        return r
+
+    def restore_padding(self, v, mask=0, cycles=50):
+        """Pads a ragged `v` back to the full shape."""
+        r = self.clone_value(v, None)
+        self.steps.append({"op": "restore_padding", "operand": v, "mask": mask, "result": r,
+                           "cycles": cycles})
+        return r
+
+    def vts(self, masks, seq, threshold):
+        """The "vts" section: mask groups (their [batch, seq] mask values)
+        and the valid fraction at or below which a step runs ragged."""
+        self.vts_section = {"threshold": threshold,
+                            "masks": [{"value": m, "seq": seq} for m in masks]}
+
     def to_json(self):
-        return {
+        doc = {
             "format": "wsc-schedule", "version": 1,
             "function": "train_step" if self.kind == "train" else "forward",
             "kind": self.kind, "mode": "weight_streaming", "systems": self.systems,
@@ -283,6 +361,9 @@ class ScheduleBuilder:
             "values": self.values, "steps": self.steps,
             "report": {"note": "hand-made test schedule"},
         }
+        if self.vts_section is not None:
+            doc["vts"] = self.vts_section
+        return doc
 
     def dumps(self):
         return json.dumps(self.to_json(), separators=(",", ":"))

@@ -26,7 +26,7 @@ using namespace wsc::rt::test;
 namespace {
 
 constexpr int64_t kFeatures = 4;
-constexpr double kClock = 1.0e9; // targetJson()
+const double kClock = targetJson()["clock_hz"].get<double>();
 
 struct Chain {
   int layers = 3;
@@ -130,7 +130,7 @@ Schedule chain(const Chain &c) { return parseSchedule(chainDoc(c).dump(), "chain
 
 /// The update of one [4, 4] SGD weight on a 1-PE region: 16 x 2 flops at
 /// 4 FMACs per cycle.
-constexpr double kUpdate = 16 * 2 / (1 * 4 * kClock);
+const double kUpdate = 16 * 2 / (1 * 4 * kClock);
 
 int stageNamed(const PipelineModel &m, const Schedule &s, const std::string &name) {
   for (size_t k = 0; k < m.stages().size(); ++k)
