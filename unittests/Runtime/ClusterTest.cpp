@@ -270,17 +270,17 @@ TEST(TimingModel, PeakSramFollowsLiveness) {
                             {"body", {{"args", args}, {"ops", nlohmann::json::array()},
                                       {"yields", {args[0]}}}}};
     };
-    doc = {{"format", "wsc-schedule"}, {"version", 1}, {"function", "forward"},
-           {"kind", "inference"}, {"mode", "weight_streaming"}, {"systems", 1},
-           {"global_batch", 2}, {"stream_dtype", "f32"}, {"gradient_dtype", "f32"},
-           {"target", targetJson()},
-           {"params", {{{"name", "w"}, {"shape", {3}}, {"dtype", "f32"}}}},
-           {"inputs", {{{"name", "x"}, {"role", "input"}, {"value", x}, {"dtype", "f32"}, {"shape", {2, 3}}}}},
-           {"outputs", {{{"name", "z"}, {"role", "output"}, {"value", z}}}},
-           {"values", values},
-           {"steps", {{{"op", "weight_stream"}, {"param", "w"}, {"order", "row_major"},
-                       {"dtype", "f32"}, {"result", w}, {"bytes", 12}},
-                      kernel({x, w}, {bodyArg, wArg}, y), kernel({y}, {yArg}, z)}}};
+    ScheduleParts parts;
+    parts.globalBatch = 2;
+    parts.params = {{{"name", "w"}, {"shape", {3}}, {"dtype", "f32"}}};
+    parts.inputs = {
+        {{"name", "x"}, {"role", "input"}, {"value", x}, {"dtype", "f32"}, {"shape", {2, 3}}}};
+    parts.outputs = {{{"name", "z"}, {"role", "output"}, {"value", z}}};
+    parts.values = values;
+    parts.steps = {{{"op", "weight_stream"}, {"param", "w"}, {"order", "row_major"},
+                    {"dtype", "f32"}, {"result", w}, {"bytes", 12}},
+                   kernel({x, w}, {bodyArg, wArg}, y), kernel({y}, {yArg}, z)};
+    doc = scheduleDocument(parts);
   }
   Schedule s = parseSchedule(doc.dump(), "sram.json");
   EXPECT_DOUBLE_EQ(peakSramPerPe(s), 22.0);

@@ -115,15 +115,17 @@ json chainDoc(const Chain &c) {
     if (i > 1)
       g = route(out[1], layerName(i), layerName(i - 1));
   }
-  json target = targetJson();
-  return {{"format", "wsc-schedule"}, {"version", 1}, {"function", "train_step"},
-          {"kind", "train"}, {"mode", "layer_pipelined"}, {"systems", 1},
-          {"global_batch", c.batch}, {"stream_dtype", "f32"}, {"gradient_dtype", "f32"},
-          {"target", target}, {"params", params},
-          {"inputs", {{{"name", "x"}, {"role", "input"}, {"value", in[1]}, {"dtype", "f32"},
-                       {"shape", act}}}},
-          {"outputs", {{{"name", "loss"}, {"role", "loss"}, {"value", lossOut[0]}}}},
-          {"values", values}, {"steps", steps}};
+  ScheduleParts parts;
+  parts.kind = "train";
+  parts.mode = "layer_pipelined";
+  parts.globalBatch = c.batch;
+  parts.params = params;
+  parts.inputs = {
+      {{"name", "x"}, {"role", "input"}, {"value", in[1]}, {"dtype", "f32"}, {"shape", act}}};
+  parts.outputs = {{{"name", "loss"}, {"role", "loss"}, {"value", lossOut[0]}}};
+  parts.values = values;
+  parts.steps = steps;
+  return scheduleDocument(parts);
 }
 
 Schedule chain(const Chain &c) { return parseSchedule(chainDoc(c).dump(), "chain.json"); }

@@ -1,9 +1,12 @@
 //===- TestUtil.h - Builds small schedules inline for runtime tests -*- C++ -*-===//
 //
-// KernelBuilder assembles a schedule with a single kernel whose operands
-// are streamed parameters (any float shape) or batch inputs (any dtype,
-// dim 0 = the global batch). Tests then run the kernel directly through
-// the Interpreter and compare with naive loops.
+// The one C++ builder of hand-made test schedules (python/tests/
+// schedule_builder.py is the Python one, with the same target).
+// scheduleDocument() wraps a test's values and steps in the header every
+// test schedule shares. KernelBuilder assembles a schedule with a single
+// kernel whose operands are streamed parameters (any float shape) or batch
+// inputs (any dtype, dim 0 = the global batch). Tests then run the kernel
+// directly through the Interpreter and compare with naive loops.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_UNITTESTS_RUNTIME_TESTUTIL_H
@@ -11,6 +14,7 @@
 
 #include "wsc/Support/Error.h"
 #include "wsc/Runtime/Schedule.h"
+#include "wsc/Schedule/Format.h"
 #include "wsc/Support/Tensor.h"
 
 #include <nlohmann/json.hpp>
@@ -37,6 +41,35 @@ inline json targetJson() {
           {"swarmx_fanout", 4},   {"swarmx_hop_latency_s", 1e-6},
           {"memx_capacity_bytes", 4e12}, {"memx_flops_per_s", 1e14},
           {"fabric_bytes_per_cycle", 4}};
+}
+
+/// What differs between hand-made schedules; scheduleDocument() adds the rest.
+struct ScheduleParts {
+  std::string kind = "inference"; // or "train"
+  std::string mode = "weight_streaming";
+  int systems = 1;
+  int64_t globalBatch = 1;
+  json params = json::array(), inputs = json::array(), outputs = json::array();
+  json values = json::array(), steps = json::array();
+};
+
+/// A whole schedule document (f32 streams and gradients, targetJson()).
+inline json scheduleDocument(const ScheduleParts &p) {
+  return {{"format", schedule::kFormatName},
+          {"version", schedule::kScheduleVersion},
+          {"function", p.kind == "train" ? "train_step" : "forward"},
+          {"kind", p.kind},
+          {"mode", p.mode},
+          {"systems", p.systems},
+          {"global_batch", p.globalBatch},
+          {"stream_dtype", "f32"},
+          {"gradient_dtype", "f32"},
+          {"target", targetJson()},
+          {"params", p.params},
+          {"inputs", p.inputs},
+          {"outputs", p.outputs},
+          {"values", p.values},
+          {"steps", p.steps}};
 }
 
 /// d_i (coefficient c).
@@ -121,13 +154,14 @@ public:
     for (size_t i = 0; i < results.size(); ++i)
       outputs.push_back({{"name", "out" + std::to_string(i)}, {"role", "output"},
                          {"value", results[i]}});
-    return {{"format", "wsc-schedule"}, {"version", 1},     {"function", "forward"},
-            {"kind", "inference"},      {"mode", "weight_streaming"},
-            {"systems", 1},             {"global_batch", globalBatch_},
-            {"stream_dtype", "f32"},    {"gradient_dtype", "f32"},
-            {"target", targetJson()},   {"params", params_},
-            {"inputs", inputs_},        {"outputs", outputs},
-            {"values", vals},           {"steps", steps}};
+    ScheduleParts parts;
+    parts.globalBatch = globalBatch_;
+    parts.params = params_;
+    parts.inputs = inputs_;
+    parts.outputs = outputs;
+    parts.values = vals;
+    parts.steps = steps;
+    return scheduleDocument(parts);
   }
   Schedule build(const std::vector<int> &yields) {
     return parseSchedule(document(yields).dump(), "test.json");
