@@ -27,7 +27,6 @@
 #include "wsc/Runtime/MemoryX.h"
 #include "wsc/Runtime/ParamStore.h"
 #include "wsc/Runtime/Schedule.h"
-#include "wsc/Runtime/SwarmX.h"
 #include "wsc/Runtime/TimingModel.h"
 #include "wsc/Runtime/WaferSystem.h"
 
