@@ -9,6 +9,7 @@
 #include "wsc/Target/ScheduleEmitter.h"
 #include "wsc/Analysis/KernelCost.h"
 #include "wsc/Analysis/RaggedDims.h"
+#include "wsc/Schedule/Format.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,17 +17,58 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/StringSet.h"
-#include <cmath>
 #include "llvm/Support/JSON.h"
+
+#include <optional>
 
 #define DEBUG_TYPE "wsc-to-schedule"
 
 using namespace mlir;
 using namespace mlir::wsc;
 namespace json = llvm::json;
+namespace sched = ::wsc::schedule;
+namespace key = ::wsc::schedule::key;
+using sched::StepKind;
+using sched::stringify;
 
 namespace {
+
+/// The module attribute in which the passes leave their account of the
+/// compile (SelectMode, Vts, PlaceKernels, AssignLayouts): a dictionary of
+/// optional `mode`, `vts`, `placement` (strings) and `warnings` (strings).
+constexpr llvm::StringLiteral kReportAttrName = "wsc.report";
+
+/// The schedule's "report", every entry present (empty when unknown).
+FailureOr<json::Object> emitReport(ModuleOp module) {
+  Attribute raw = module->getAttr(kReportAttrName);
+  auto dict = llvm::dyn_cast_or_null<DictionaryAttr>(raw);
+  if (raw && !dict)
+    return module.emitError("'") << kReportAttrName << "' must be a dictionary, got " << raw;
+  json::Object report;
+  for (auto [entry, reportKey] :
+       {std::pair<StringRef, const char *>{"mode", key::report::kModeReason},
+        {"vts", key::report::kVtsDecision},
+        {"placement", key::report::kPlacementSummary}}) {
+    Attribute value = dict ? dict.get(entry) : Attribute();
+    auto text = llvm::dyn_cast_or_null<StringAttr>(value);
+    if (value && !text)
+      return module.emitError("'") << kReportAttrName << "' entry '" << entry
+                                   << "' must be a string, got " << value;
+    report[reportKey] = text ? text.str() : std::string();
+  }
+  json::Array warnings;
+  if (Attribute value = dict ? dict.get("warnings") : Attribute()) {
+    auto list = llvm::dyn_cast<ArrayAttr>(value);
+    if (!list || !llvm::all_of(list, llvm::IsaPred<StringAttr>))
+      return module.emitError("'") << kReportAttrName
+                                   << "' entry 'warnings' must be a list of strings, got "
+                                   << value;
+    for (Attribute warning : list)
+      warnings.push_back(llvm::cast<StringAttr>(warning).str());
+  }
+  report[key::report::kWarnings] = std::move(warnings);
+  return report;
+}
 
 class Emitter {
 public:
@@ -71,28 +113,34 @@ private:
   DenseMap<Value, Attribute> layouts;
 };
 
-FailureOr<std::string> dtypeName(Type type) {
+/// The schedule dtype of an element type, or nullopt if the runtime has none.
+std::optional<sched::DType> scheduleDType(Type type) {
+  using sched::DType;
   if (type.isF32())
-    return std::string("f32");
+    return DType::F32;
   if (type.isF16())
-    return std::string("f16");
+    return DType::F16;
   if (type.isBF16())
-    return std::string("bf16");
+    return DType::BF16;
   if (type.isInteger(64))
-    return std::string("i64");
+    return DType::I64;
   if (type.isInteger(1))
-    return std::string("i1");
+    return DType::I1;
   if (type.isIndex())
-    return std::string("index");
+    return DType::Index;
+  return std::nullopt;
+}
+
+FailureOr<std::string> dtypeName(Type type) {
+  if (std::optional<sched::DType> t = scheduleDType(type))
+    return std::string(::wsc::rt::dtypeName(*t));
   return failure();
 }
 
-/// JSON has no inf or nan: those travel as the strings "inf", "-inf", "nan".
+/// JSON has no inf or nan: those travel as strings (sched::nonFiniteName).
 json::Value number(double value) {
-  if (std::isnan(value))
-    return "nan";
-  if (std::isinf(value))
-    return value > 0 ? "inf" : "-inf";
+  if (const char *name = sched::nonFiniteName(value))
+    return name;
   return value;
 }
 
@@ -105,23 +153,23 @@ json::Array toJson(ArrayRef<int64_t> values) {
 
 /// A parameter entry of the schedule (MemoryX or resident on the wafer).
 json::Object paramJson(StringRef name, RankedTensorType type, OptimizerAttr o) {
-  json::Object opt{{"name", stringifyOptimizerKind(o.getKind()).str()},
-                   {"lr", o.getLr().convertToDouble()}};
+  json::Object opt{{key::optimizer::kName, stringifyOptimizerKind(o.getKind()).str()},
+                   {key::optimizer::kLr, o.getLr().convertToDouble()}};
   if (o.getKind() == OptimizerKind::SGD) {
-    opt["momentum"] = o.getMomentum().convertToDouble();
-    opt["dampening"] = o.getDampening().convertToDouble();
-    opt["nesterov"] = o.getNesterov();
+    opt[key::optimizer::kMomentum] = o.getMomentum().convertToDouble();
+    opt[key::optimizer::kDampening] = o.getDampening().convertToDouble();
+    opt[key::optimizer::kNesterov] = o.getNesterov();
   } else {
-    opt["beta1"] = o.getBeta1().convertToDouble();
-    opt["beta2"] = o.getBeta2().convertToDouble();
-    opt["eps"] = o.getEps().convertToDouble();
-    opt["amsgrad"] = o.getAmsgrad();
+    opt[key::optimizer::kBeta1] = o.getBeta1().convertToDouble();
+    opt[key::optimizer::kBeta2] = o.getBeta2().convertToDouble();
+    opt[key::optimizer::kEps] = o.getEps().convertToDouble();
+    opt[key::optimizer::kAmsgrad] = o.getAmsgrad();
   }
-  opt["weight_decay"] = o.getWeightDecay().convertToDouble();
-  return json::Object{{"name", name.str()},
-                      {"shape", toJson(type.getShape())},
-                      {"dtype", "f32"},
-                      {"optimizer", std::move(opt)}};
+  opt[key::optimizer::kWeightDecay] = o.getWeightDecay().convertToDouble();
+  return json::Object{{key::param::kName, name.str()},
+                      {key::param::kShape, toJson(type.getShape())},
+                      {key::param::kDType, ::wsc::rt::dtypeName(sched::kParamDType)},
+                      {key::param::kOptimizer, std::move(opt)}};
 }
 
 json::Object Emitter::describe(Value value, Attribute layout) {
@@ -137,14 +185,15 @@ json::Object Emitter::describe(Value value, Attribute layout) {
     shape = toJson(tensor.getShape());
     element = tensor.getElementType();
   }
-  entry["shape"] = std::move(shape);
-  entry["dtype"] = dtypeName(element).value_or("unknown");
+  entry[key::value::kShape] = std::move(shape);
+  entry[key::value::kDType] = dtypeName(element).value_or("unknown");
   if (std::optional<int64_t> batch = dims.lookup(value))
-    entry["batch_dim"] = *batch;
+    entry[key::value::kBatchDim] = *batch;
   else
-    entry["batch_dim"] = nullptr;
+    entry[key::value::kBatchDim] = nullptr;
   if (ArrayRef<int64_t> raggedDims = ragged.lookup(value); !raggedDims.empty())
-    entry["ragged"] = json::Object{{"mask", 0}, {"dims", toJson(raggedDims)}};
+    entry[key::value::kRagged] =
+        json::Object{{key::ragged::kMask, 0}, {key::ragged::kDims, toJson(raggedDims)}};
   if (auto l = llvm::dyn_cast_or_null<LayoutAttr>(layout)) {
     auto tensor = llvm::cast<RankedTensorType>(type);
     int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
@@ -158,16 +207,16 @@ json::Object Emitter::describe(Value value, Attribute layout) {
         a.push_back(llvm::cast<StringAttr>(n).getValue().str());
       return a;
     };
-    layoutJson["dims"] = names(l.getDims());
+    layoutJson[key::layout::kDims] = names(l.getDims());
     if (!l.getSplit().empty())
-      layoutJson["split"] = names(l.getSplit());
-    layoutJson["x"] = names(l.getX());
-    layoutJson["y"] = names(l.getY());
-    layoutJson["tiling"] = stringifyLayoutTiling(l.getTiling()).str();
-    layoutJson["pes_x"] = tile.pesX;
-    layoutJson["pes_y"] = tile.pesY;
-    entry["layout"] = std::move(layoutJson);
-    entry["sram_bytes_per_pe"] = tile.elementsPerPe * 4;
+      layoutJson[key::layout::kSplit] = names(l.getSplit());
+    layoutJson[key::layout::kX] = names(l.getX());
+    layoutJson[key::layout::kY] = names(l.getY());
+    layoutJson[key::layout::kTiling] = stringifyLayoutTiling(l.getTiling()).str();
+    layoutJson[key::layout::kPesX] = tile.pesX;
+    layoutJson[key::layout::kPesY] = tile.pesY;
+    entry[key::value::kLayout] = std::move(layoutJson);
+    entry[key::value::kSramBytesPerPe] = tile.elementsPerPe * 4;
   }
   return entry;
 }
@@ -176,7 +225,7 @@ int64_t Emitter::idOf(Value value) {
   auto [it, inserted] = ids.try_emplace(value, int64_t(values.size()));
   if (inserted) {
     json::Object entry = describe(value, layouts.lookup(value));
-    entry["id"] = it->second;
+    entry[key::value::kId] = it->second;
     values.push_back(std::move(entry));
   }
   return it->second;
@@ -184,17 +233,17 @@ int64_t Emitter::idOf(Value value) {
 
 json::Object Emitter::emitTarget() {
   json::Object t;
-  t["pe_x"] = target.gridX;
-  t["pe_y"] = target.gridY;
-  t["sram_per_pe_bytes"] = target.sramPerPe;
-  t["clock_hz"] = target.clockHz;
-  t["fmac_per_pe_per_cycle"] = target.fmacsPerPe;
-  t["fabric_bytes_per_cycle"] = target.fabricBytesPerCycle;
-  t["io_bytes_per_s"] = target.ioBandwidth;
-  t["swarmx_fanout"] = target.swarmxFanout;
-  t["swarmx_hop_latency_s"] = target.swarmxHopLatency;
-  t["memx_capacity_bytes"] = target.memxCapacity;
-  t["memx_flops_per_s"] = target.memxFlops;
+  t[key::target::kPeX] = target.gridX;
+  t[key::target::kPeY] = target.gridY;
+  t[key::target::kSramPerPeBytes] = target.sramPerPe;
+  t[key::target::kClockHz] = target.clockHz;
+  t[key::target::kFmacPerPePerCycle] = target.fmacsPerPe;
+  t[key::target::kFabricBytesPerCycle] = target.fabricBytesPerCycle;
+  t[key::target::kIoBytesPerS] = target.ioBandwidth;
+  t[key::target::kSwarmxFanout] = target.swarmxFanout;
+  t[key::target::kSwarmxHopLatencyS] = target.swarmxHopLatency;
+  t[key::target::kMemxCapacityBytes] = target.memxCapacity;
+  t[key::target::kMemxFlopsPerS] = target.memxFlops;
   return t;
 }
 
@@ -202,8 +251,8 @@ json::Object Emitter::emitVts() {
   auto attr = module->getAttrOfType<VtsAttr>("wsc.vts");
   double threshold = attr ? attr.getThreshold().convertToDouble() : 1.0;
   json::Array masks;
-  masks.push_back(json::Object{{"value", idOf(ragged.getMask())}, {"seq", ragged.getSeq()}});
-  return json::Object{{"threshold", threshold}, {"masks", std::move(masks)}};
+  masks.push_back(json::Object{{key::vts::kValue, idOf(ragged.getMask())}, {key::vts::kSeq, ragged.getSeq()}});
+  return json::Object{{key::vts::kThreshold, threshold}, {key::vts::kMasks, std::move(masks)}};
 }
 
 double Emitter::rowsBytes(Value gradient) {
@@ -259,13 +308,13 @@ json::Value affineExpr(AffineExpr expr, Operation *op, bool &ok) {
     ok = false;
   }
   if (constant != 0 || terms.empty())
-    terms.push_back(json::Object{{"const", constant}});
+    terms.push_back(json::Object{{key::body_op::kConst, constant}});
   return terms;
 }
 
 FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
   json::Object entry;
-  entry["op"] = op.getName().getStringRef().str();
+  entry[key::region_op::kOp] = op.getName().getStringRef().str();
   json::Array operands, results;
   for (Value v : op.getOperands())
     operands.push_back(idOf(v));
@@ -275,41 +324,28 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
              << v.getType() << ", which the runtime does not support";
     results.push_back(idOf(v));
   }
-  entry["operands"] = std::move(operands);
-  entry["results"] = std::move(results);
+  entry[key::region_op::kOperands] = std::move(operands);
+  entry[key::region_op::kResults] = std::move(results);
   if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
     // Its type passed the runtime's dtype check: a float or an integer.
     if (auto f = llvm::dyn_cast<FloatAttr>(constant.getValue())) {
-      entry["value"] = number(f.getValueAsDouble());
+      entry[key::region_op::kValue] = number(f.getValueAsDouble());
     } else {
       auto i = llvm::cast<IntegerAttr>(constant.getValue());
-      entry["value"] = i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
+      entry[key::region_op::kValue] = i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
                                                 : i.getValue().getSExtValue();
     }
   } else if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op)) {
-    entry["predicate"] = arith::stringifyCmpFPredicate(cmp.getPredicate()).str();
+    entry[key::region_op::kPredicate] = arith::stringifyCmpFPredicate(cmp.getPredicate()).str();
   } else if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op)) {
-    entry["predicate"] = arith::stringifyCmpIPredicate(cmp.getPredicate()).str();
+    entry[key::region_op::kPredicate] = arith::stringifyCmpIPredicate(cmp.getPredicate()).str();
   } else if (auto index = llvm::dyn_cast<linalg::IndexOp>(op)) {
-    entry["dim"] = int64_t(index.getDim());
+    entry[key::region_op::kDim] = int64_t(index.getDim());
   } else if (auto assert = llvm::dyn_cast<cf::AssertOp>(op)) {
-    entry["message"] = assert.getMsg().str();
+    entry[key::region_op::kMessage] = assert.getMsg().str();
     describeCheck(assert, entry);
   }
-  // The scalar ops the runtime evaluates (scalarOps() in lib/Runtime/ScheduleBody.cpp).
-  static const llvm::StringSet<> supported = {
-      "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
-      "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
-      "arith.cmpf", "arith.cmpi", "arith.select", "arith.addi", "arith.subi",
-      "arith.muli", "arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp",
-      "arith.fptosi", "arith.index_cast", "arith.andi", "arith.ori", "arith.xori",
-      "arith.maxsi", "arith.minsi", "arith.extsi", "arith.extui", "arith.trunci",
-      "arith.constant", "math.exp", "math.log", "math.tanh", "math.sqrt",
-      "math.rsqrt", "math.erf", "math.absf", "math.powf", "math.log1p",
-      "math.expm1", "linalg.index", "tensor.extract", "arith.divsi", "arith.divui",
-      "arith.remsi", "arith.remui", "arith.floordivsi", "arith.ceildivsi",
-      "arith.ceildivui", "arith.index_castui", "cf.assert"};
-  if (!supported.contains(op.getName().getStringRef()))
+  if (!sched::lookupScalarOp(op.getName().getStringRef().str()))
     return op.emitOpError("is not supported inside a kernel by the wsc runtime");
   return entry;
 }
@@ -328,7 +364,7 @@ void Emitter::describeCheck(cf::AssertOp assert, json::Object &entry) {
                                [](Value v) { return !matchPattern(v, m_Constant()); });
   if (varying == compare->operand_end())
     return;
-  entry["checked_value"] = idOf(*varying);
+  entry[key::region_op::kCheckedValue] = idOf(*varying);
   Value source = *varying;
   while (Operation *def = source.getDefiningOp()) {
     if (def->getBlock() != block ||
@@ -341,7 +377,7 @@ void Emitter::describeCheck(cf::AssertOp assert, json::Object &entry) {
   auto arg = llvm::cast<BlockArgument>(source);
   if (!linalgOp || arg.getOwner() != block || arg.getArgNumber() >= linalgOp.getNumDpsInputs())
     return;
-  entry["checked_operand"] = int64_t(arg.getArgNumber());
+  entry[key::region_op::kCheckedOperand] = int64_t(arg.getArgNumber());
   Value operand = linalgOp->getOperand(arg.getArgNumber());
   while (true) {
     if (auto def = operand.getDefiningOp()) {
@@ -358,21 +394,21 @@ void Emitter::describeCheck(cf::AssertOp assert, json::Object &entry) {
     }
     if (owner == func.getOperation())
       if (auto i = func.getArgAttrOfType<IntegerAttr>(outer.getArgNumber(), "wsc.input"))
-        entry["checked_input"] = "input" + std::to_string(i.getInt());
+        entry[key::region_op::kCheckedInput] = "input" + std::to_string(i.getInt());
     return;
   }
 }
 
 FailureOr<json::Object> Emitter::emitStructured(linalg::LinalgOp op) {
   json::Object entry;
-  entry["op"] = "linalg";
-  entry["name"] = op->getName().getStringRef().str();
+  entry[key::body_op::kOp] = stringify(sched::BodyOpKind::Linalg);
+  entry[key::body_op::kName] = op->getName().getStringRef().str();
   json::Array operands, results, maps, iterators;
   for (Value v : op->getOperands())
     operands.push_back(idOf(v));
   for (Value v : op->getResults())
     results.push_back(idOf(v));
-  entry["num_inputs"] = int64_t(op.getNumDpsInputs());
+  entry[key::body_op::kNumInputs] = int64_t(op.getNumDpsInputs());
   bool ok = true;
   for (AffineMap map : op.getIndexingMapsArray()) { // linalg allows no symbols
     json::Array exprs;
@@ -383,11 +419,13 @@ FailureOr<json::Object> Emitter::emitStructured(linalg::LinalgOp op) {
   if (!ok)
     return failure();
   for (utils::IteratorType it : op.getIteratorTypesArray())
-    iterators.push_back(it == utils::IteratorType::parallel ? "parallel" : "reduction");
-  entry["operands"] = std::move(operands);
-  entry["results"] = std::move(results);
-  entry["maps"] = std::move(maps);
-  entry["iterators"] = std::move(iterators);
+    iterators.push_back(stringify(it == utils::IteratorType::parallel
+                                      ? sched::IteratorKind::Parallel
+                                      : sched::IteratorKind::Reduction));
+  entry[key::body_op::kOperands] = std::move(operands);
+  entry[key::body_op::kResults] = std::move(results);
+  entry[key::body_op::kMaps] = std::move(maps);
+  entry[key::body_op::kIterators] = std::move(iterators);
   Block &block = op->getRegion(0).front();
   json::Object region;
   json::Array args, ops, yields;
@@ -402,10 +440,10 @@ FailureOr<json::Object> Emitter::emitStructured(linalg::LinalgOp op) {
   }
   for (Value v : block.getTerminator()->getOperands())
     yields.push_back(idOf(v));
-  region["args"] = std::move(args);
-  region["ops"] = std::move(ops);
-  region["yields"] = std::move(yields);
-  entry["region"] = std::move(region);
+  region[key::block::kArgs] = std::move(args);
+  region[key::block::kOps] = std::move(ops);
+  region[key::block::kYields] = std::move(yields);
+  entry[key::body_op::kRegion] = std::move(region);
   return entry;
 }
 
@@ -427,14 +465,14 @@ LogicalResult Emitter::emitBodyOp(Operation &op, json::Array &ops) {
     return success();
   }
   json::Object entry;
-  entry["op"] = op.getName().getStringRef().str();
+  entry[key::body_op::kOp] = op.getName().getStringRef().str();
   json::Array operands, results;
   for (Value v : op.getOperands())
     operands.push_back(idOf(v));
   for (Value v : op.getResults())
     results.push_back(idOf(v));
-  entry["operands"] = std::move(operands);
-  entry["results"] = std::move(results);
+  entry[key::body_op::kOperands] = std::move(operands);
+  entry[key::body_op::kResults] = std::move(results);
   if (llvm::isa<tensor::EmptyOp>(op)) {
     // shape comes from the result value
   } else if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
@@ -448,15 +486,15 @@ LogicalResult Emitter::emitBodyOp(Operation &op, json::Array &ops) {
     };
     if (auto dense = llvm::dyn_cast<DenseElementsAttr>(value)) {
       if (dense.isSplat()) {
-        entry["value"] = emitNumber(dense.getSplatValue<Attribute>());
+        entry[key::body_op::kValue] = emitNumber(dense.getSplatValue<Attribute>());
       } else {
         json::Array flat;
         for (Attribute a : dense.getValues<Attribute>())
           flat.push_back(emitNumber(a));
-        entry["value"] = std::move(flat);
+        entry[key::body_op::kValue] = std::move(flat);
       }
     } else if (llvm::isa<FloatAttr, IntegerAttr>(value)) {
-      entry["value"] = emitNumber(value);
+      entry[key::body_op::kValue] = emitNumber(value);
     } else {
       return op.emitOpError("constant ") << value << " is not supported by the wsc runtime";
     }
@@ -464,12 +502,12 @@ LogicalResult Emitter::emitBodyOp(Operation &op, json::Array &ops) {
     json::Array groups;
     for (ReassociationIndices group : collapse.getReassociationIndices())
       groups.push_back(toJson(group));
-    entry["reassociation"] = std::move(groups);
+    entry[key::body_op::kReassociation] = std::move(groups);
   } else if (auto expand = llvm::dyn_cast<tensor::ExpandShapeOp>(op)) {
     json::Array groups;
     for (ReassociationIndices group : expand.getReassociationIndices())
       groups.push_back(toJson(group));
-    entry["reassociation"] = std::move(groups);
+    entry[key::body_op::kReassociation] = std::move(groups);
   } else if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op)) {
     if (failed(emitStaticSlice(op, slice.getStaticOffsets(), slice.getStaticSizes(),
                                slice.getStaticStrides(), entry)))
@@ -492,9 +530,9 @@ LogicalResult Emitter::emitStaticSlice(Operation &op, ArrayRef<int64_t> offsets,
     if (llvm::any_of(list, ShapedType::isDynamic))
       return op.emitOpError("has dynamic offsets, sizes or strides; the wsc runtime "
                             "needs static slices");
-  entry["offsets"] = toJson(offsets);
-  entry["sizes"] = toJson(sizes);
-  entry["strides"] = toJson(strides);
+  entry[key::body_op::kOffsets] = toJson(offsets);
+  entry[key::body_op::kSizes] = toJson(sizes);
+  entry[key::body_op::kStrides] = toJson(strides);
   return success();
 }
 
@@ -503,10 +541,10 @@ FailureOr<json::Object> Emitter::emitKernel(KernelOp kernel) {
     for (auto [result, layout] : llvm::zip(kernel.getResults(), *resultLayouts))
       layouts[result] = layout;
   json::Object step;
-  step["op"] = "kernel";
-  step["name"] = kernel.getKernelName().str();
-  step["layer"] = kernel.getLayer().str();
-  step["phase"] = stringifyKernelPhase(kernel.getPhase()).str();
+  step[key::step::kOp] = stringify(StepKind::Kernel);
+  step[key::step::kName] = kernel.getKernelName().str();
+  step[key::step::kLayer] = kernel.getLayer().str();
+  step[key::step::kPhase] = stringifyKernelPhase(kernel.getPhase()).str();
   json::Array operands, results, args, ops, yields;
   for (Value v : kernel.getInputs())
     operands.push_back(idOf(v));
@@ -523,51 +561,52 @@ FailureOr<json::Object> Emitter::emitKernel(KernelOp kernel) {
   int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
   KernelCost cost = estimateKernel(kernel, dims, localBatch, target);
   if (ragged.runsRagged(kernel))
-    step["ragged"] = 0;
-  step["cost"] = json::Object{
-      {"flops", cost.flops}, {"cycles", cost.cycles}, {"pes", cost.pes}};
+    step[key::step::kRagged] = 0;
+  step[key::step::kCost] = json::Object{
+      {key::cost::kFlops, cost.flops}, {key::cost::kCycles, cost.cycles}, {key::cost::kPes, cost.pes}};
   if (cost.density < 1)
-    (*step["cost"].getAsObject())["density"] = cost.density;
+    (*step[key::step::kCost].getAsObject())[key::cost::kDensity] = cost.density;
   if (isLayerPipelined(module)) {
     RectAttr rect = kernel.getRectAttr();
     KernelModelAttr model = kernel.getModelAttr();
     if (!rect || !model)
       return kernel.emitOpError("has no region on the wafer; layer-pipelined "
                                 "kernels are placed by wsc-place-kernels");
-    step["region"] = json::Object{{"x", rect.getX()}, {"y", rect.getY()},
-                                  {"width", rect.getW()}, {"height", rect.getH()}};
-    step["lp"] = json::Object{{"kind", model.getKind().getValue().str()},
-                              {"formal", toJson(model.getFormal())},
-                              {"exec", toJson(model.getExec())},
-                              {"cycles_per_sample", double(model.getCycles())},
-                              {"memory_words", model.getMemory()}};
+    step[key::step::kRegion] = json::Object{{key::rect::kX, rect.getX()}, {key::rect::kY, rect.getY()},
+                                  {key::rect::kWidth, rect.getW()}, {key::rect::kHeight, rect.getH()}};
+    step[key::step::kLp] = json::Object{{key::lp::kKind, model.getKind().getValue().str()},
+                              {key::lp::kFormal, toJson(model.getFormal())},
+                              {key::lp::kExec, toJson(model.getExec())},
+                              {key::lp::kCyclesPerSample, double(model.getCycles())},
+                              {key::lp::kMemoryWords, model.getMemory()}};
   }
-  step["operands"] = std::move(operands);
-  step["results"] = std::move(results);
-  step["body"] = json::Object{
-      {"args", std::move(args)}, {"ops", std::move(ops)}, {"yields", std::move(yields)}};
+  step[key::step::kOperands] = std::move(operands);
+  step[key::step::kResults] = std::move(results);
+  step[key::step::kBody] = json::Object{
+      {key::block::kArgs, std::move(args)}, {key::block::kOps, std::move(ops)}, {key::block::kYields, std::move(yields)}};
   return step;
 }
 
 FailureOr<json::Object> Emitter::emit() {
   json::Object root;
-  root["format"] = "wsc-schedule";
-  root["version"] = kScheduleVersion;
-  root["function"] = func.getSymName().str();
+  root[key::top::kFormat] = sched::kFormatName;
+  root[key::top::kVersion] = sched::kScheduleVersion;
+  root[key::top::kFunction] = func.getSymName().str();
   bool training = false;
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     training |= func.getResultAttr(i, "wsc.loss") != nullptr;
-  root["kind"] = training ? "train" : "inference";
+  root[key::top::kKind] =
+      stringify(training ? sched::ScheduleKind::Train : sched::ScheduleKind::Inference);
   auto mode = module->getAttrOfType<ExecutionModeAttr>("wsc.mode");
   if (!mode)
     return module.emitError("module has no 'wsc.mode'; run --wsc-pipeline first");
-  root["mode"] = stringifyExecutionMode(mode.getValue()).str();
+  root[key::top::kMode] = stringifyExecutionMode(mode.getValue()).str();
   TargetAttr targetAttr = TargetAttr::lookup(module);
-  root["systems"] = targetAttr.getSystems();
-  root["global_batch"] = dims.getGlobalBatch();
-  root["stream_dtype"] = stringifyStreamDType(targetAttr.getWeightDtype()).str();
-  root["gradient_dtype"] = stringifyStreamDType(targetAttr.getGradientDtype()).str();
-  root["target"] = emitTarget();
+  root[key::top::kSystems] = targetAttr.getSystems();
+  root[key::top::kGlobalBatch] = dims.getGlobalBatch();
+  root[key::top::kStreamDType] = stringifyStreamDType(targetAttr.getWeightDtype()).str();
+  root[key::top::kGradientDType] = stringifyStreamDType(targetAttr.getGradientDtype()).str();
+  root[key::top::kTarget] = emitTarget();
 
   json::Array params;
   for (Operation &op : module.getBody()->getOperations()) {
@@ -575,8 +614,9 @@ FailureOr<json::Object> Emitter::emit() {
       json::Object entry =
           paramJson(param.getSymName(), param.getTensorType(), param.getOptimizer());
       if (SparsityAttr sparsity = param.getSparsityAttr())
-        entry["sparsity"] = json::Object{{"density", sparsity.getDensity().convertToDouble()},
-                                         {"source", sparsity.getSource().str()}};
+        entry[key::param::kSparsity] =
+            json::Object{{key::sparsity::kDensity, sparsity.getDensity().convertToDouble()},
+                         {key::sparsity::kSource, sparsity.getSource().str()}};
       params.push_back(std::move(entry));
     }
     else if (auto param = llvm::dyn_cast<WaferParamOp>(op))
@@ -586,27 +626,33 @@ FailureOr<json::Object> Emitter::emit() {
       auto name = llvm::cast<SymbolOpInterface>(op).getName();
       auto type = llvm::cast<RankedTensorType>(
           llvm::cast<TypeAttr>(op.getAttr("type")).getValue());
-      params.push_back(json::Object{{"name", name.str()},
-                                    {"shape", toJson(type.getShape())},
-                                    {"dtype", *dtypeName(type.getElementType())},
-                                    {"buffer", true}});
+      std::optional<sched::DType> dtype = scheduleDType(type.getElementType());
+      if (!dtype || !sched::isBufferDType(*dtype))
+        return op.emitOpError("holds ")
+               << type.getElementType() << "; a buffer holds f32, i64 or i1 state";
+      params.push_back(json::Object{{key::param::kName, name.str()},
+                                    {key::param::kShape, toJson(type.getShape())},
+                                    {key::param::kDType, ::wsc::rt::dtypeName(*dtype)},
+                                    {key::param::kBuffer, true}});
     }
   }
-  root["params"] = std::move(params);
+  root[key::top::kParams] = std::move(params);
 
   json::Array inputs, randoms;
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
     if (auto stream = func.getArgAttrOfType<IntegerAttr>(i, "wsc.random")) {
-      if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      if (!type || !type.hasStaticShape() ||
+          scheduleDType(type.getElementType()) != sched::kRandomDType)
         return func.emitError("argument #")
                << i << " is a wsc.random draw and must be a static f32 tensor, not "
                << arg.getType();
-      randoms.push_back(json::Object{{"name", "random" + std::to_string(stream.getInt())},
-                                     {"value", idOf(arg)},
-                                     {"stream", stream.getInt()},
-                                     {"distribution", "uniform"}});
+      randoms.push_back(
+          json::Object{{key::random::kName, "random" + std::to_string(stream.getInt())},
+                       {key::random::kValue, idOf(arg)},
+                       {key::random::kStream, stream.getInt()},
+                       {key::random::kDistribution, stringify(sched::Distribution::Uniform)}});
       continue;
     }
     bool isInput = func.getArgAttr(i, "wsc.input") != nullptr;
@@ -620,20 +666,21 @@ FailureOr<json::Object> Emitter::emit() {
       return func.emitError("argument #") << i << " has unsupported type " << arg.getType();
     auto index = func.getArgAttrOfType<IntegerAttr>(i, isInput ? "wsc.input" : "wsc.label");
     json::Object entry{
-        {"name", (isInput ? "input" : "label") + std::to_string(index ? index.getInt() : 0)},
-        {"role", isInput ? "input" : "label"},
-        {"value", idOf(arg)},
-        {"dtype", *dtypeName(type.getElementType())},
-        {"shape", toJson(type.getShape())}};
+        {key::input::kName, (isInput ? "input" : "label") + std::to_string(index ? index.getInt() : 0)},
+        {key::input::kRole,
+         stringify(isInput ? sched::InputRole::Input : sched::InputRole::Label)},
+        {key::input::kValue, idOf(arg)},
+        {key::input::kDType, *dtypeName(type.getElementType())},
+        {key::input::kShape, toJson(type.getShape())}};
     if (auto classes = func.getArgAttrOfType<IntegerAttr>(i, "wsc.num_classes"))
-      entry["num_classes"] = classes.getInt();
+      entry[key::input::kNumClasses] = classes.getInt();
     if (auto ignore = func.getArgAttrOfType<IntegerAttr>(i, "wsc.ignore_index"))
-      entry["ignore_index"] = ignore.getInt();
+      entry[key::input::kIgnoreIndex] = ignore.getInt();
     inputs.push_back(std::move(entry));
   }
-  root["inputs"] = std::move(inputs);
+  root[key::top::kInputs] = std::move(inputs);
   if (!randoms.empty())
-    root["random"] = std::move(randoms);
+    root[key::top::kRandom] = std::move(randoms);
 
   json::Array steps, outputs;
   for (Operation &op : func.getBody().front()) {
@@ -655,13 +702,13 @@ FailureOr<json::Object> Emitter::emit() {
             type.getShape()[0], type.getShape()[1],
             type.getElementType().getIntOrFloatBitWidth() / 8);
       steps.push_back(json::Object{
-          {"op", "weight_stream"},
-          {"param", stream.getParam().str()},
-          {"order", stringifyStreamOrder(stream.getOrder()).str()},
-          {"format", stringifyStreamFormat(stream.getFormatOrDense()).str()},
-          {"dtype", *dtypeName(type.getElementType())},
-          {"result", idOf(broadcast.getOutput())},
-          {"bytes", bytes}});
+          {key::step::kOp, stringify(StepKind::WeightStream)},
+          {key::step::kParam, stream.getParam().str()},
+          {key::step::kOrder, stringifyStreamOrder(stream.getOrder()).str()},
+          {key::step::kFormat, stringifyStreamFormat(stream.getFormatOrDense()).str()},
+          {key::input::kDType, *dtypeName(type.getElementType())},
+          {key::step::kResult, idOf(broadcast.getOutput())},
+          {key::step::kBytes, bytes}});
     } else if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
       // Emitted with the update that consumes it.
     } else if (auto update = llvm::dyn_cast<UpdateOp>(op)) {
@@ -676,61 +723,62 @@ FailureOr<json::Object> Emitter::emit() {
       if (update.getFormatOrDense() == StreamFormat::Rows)
         bytes = rowsBytes(reduce.getPartial());
       steps.push_back(json::Object{
-          {"op", "gradient_stream"},
-          {"param", update.getParam().str()},
-          {"operand", idOf(reduce.getPartial())},
-          {"order", stringifyStreamOrder(reduce.getOrder()).str()},
-          {"format", stringifyStreamFormat(update.getFormatOrDense()).str()},
-          {"bytes", bytes}});
+          {key::step::kOp, stringify(StepKind::GradientStream)},
+          {key::step::kParam, update.getParam().str()},
+          {key::step::kOperand, idOf(reduce.getPartial())},
+          {key::step::kOrder, stringifyStreamOrder(reduce.getOrder()).str()},
+          {key::step::kFormat, stringifyStreamFormat(update.getFormatOrDense()).str()},
+          {key::step::kBytes, bytes}});
     } else if (llvm::isa<AssignOp, WaferAssignOp>(op)) {
       // Both replace a buffer with operand 0 (MemoryX's, or the wafer's in place).
       Value value = op.getOperand(0);
       auto type = llvm::cast<RankedTensorType>(value.getType());
       auto buffer = op.getAttrOfType<FlatSymbolRefAttr>("buffer");
-      steps.push_back(json::Object{{"op", "buffer_update"},
-                                   {"param", buffer.getValue().str()},
-                                   {"operand", idOf(value)},
-                                   {"bytes", StreamType::get(type.getContext(), type).getNumBytes()}});
+      steps.push_back(json::Object{{key::step::kOp, stringify(StepKind::BufferUpdate)},
+                                   {key::step::kParam, buffer.getValue().str()},
+                                   {key::step::kOperand, idOf(value)},
+                                   {key::step::kBytes, StreamType::get(type.getContext(), type).getNumBytes()}});
     } else if (auto allReduce = llvm::dyn_cast<AllReduceOp>(op)) {
       layouts[allReduce.getSum()] = layouts.lookup(allReduce.getPartial());
       steps.push_back(json::Object{
-          {"op", "all_reduce"},
-          {"operand", idOf(allReduce.getPartial())},
-          {"result", idOf(allReduce.getSum())},
-          {"bytes", StreamType::get(op.getContext(), allReduce.getPartial().getType()).getNumBytes()}});
+          {key::step::kOp, stringify(StepKind::AllReduce)},
+          {key::step::kOperand, idOf(allReduce.getPartial())},
+          {key::step::kResult, idOf(allReduce.getSum())},
+          {key::step::kBytes, StreamType::get(op.getContext(), allReduce.getPartial().getType()).getNumBytes()}});
     } else if (auto weights = llvm::dyn_cast<WeightOp>(op)) {
-      steps.push_back(json::Object{{"op", "weight_read"},
-                                   {"param", weights.getParam().str()},
-                                   {"result", idOf(weights.getWeights())}});
+      steps.push_back(json::Object{{key::step::kOp, stringify(StepKind::WeightRead)},
+                                   {key::step::kParam, weights.getParam().str()},
+                                   {key::step::kResult, idOf(weights.getWeights())}});
     } else if (auto update = llvm::dyn_cast<WaferUpdateOp>(op)) {
-      steps.push_back(json::Object{{"op", "weight_update"},
-                                   {"param", update.getParam().str()},
-                                   {"operand", idOf(update.getGradient())}});
+      steps.push_back(json::Object{{key::step::kOp, stringify(StepKind::WeightUpdate)},
+                                   {key::step::kParam, update.getParam().str()},
+                                   {key::step::kOperand, idOf(update.getGradient())}});
     } else if (auto route = llvm::dyn_cast<RouteOp>(op)) {
       layouts[route.getOutput()] = layouts.lookup(route.getInput());
-      steps.push_back(json::Object{{"op", "route"},
-                                   {"operand", idOf(route.getInput())},
-                                   {"result", idOf(route.getOutput())},
-                                   {"from", route.getFrom().str()},
-                                   {"to", route.getTo().str()},
-                                   {"hops", route.getHops()},
-                                   {"path", toJson(route.getPath())}});
+      steps.push_back(json::Object{{key::step::kOp, stringify(StepKind::Route)},
+                                   {key::step::kOperand, idOf(route.getInput())},
+                                   {key::step::kResult, idOf(route.getOutput())},
+                                   {key::step::kFrom, route.getFrom().str()},
+                                   {key::step::kTo, route.getTo().str()},
+                                   {key::step::kHops, route.getHops()},
+                                   {key::step::kPath, toJson(route.getPath())}});
     } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
       layouts[convert.getOutput()] = convert.getTo();
-      steps.push_back(json::Object{{"op", "layout_convert"},
-                                   {"operand", idOf(convert.getInput())},
-                                   {"result", idOf(convert.getOutput())},
-                                   {"cycles", moveCycles(convert.getInput(), convert.getFrom())}});
+      steps.push_back(json::Object{{key::step::kOp, stringify(StepKind::LayoutConvert)},
+                                   {key::step::kOperand, idOf(convert.getInput())},
+                                   {key::step::kResult, idOf(convert.getOutput())},
+                                   {key::step::kCycles, moveCycles(convert.getInput(), convert.getFrom())}});
     } else if (isa<StripPaddingOp, RestorePaddingOp>(op)) {
       // Packing or unpacking moves every element once, in its layout.
       Value input = op.getOperand(0), output = op.getResult(0);
       layouts[output] = layouts.lookup(input);
       steps.push_back(json::Object{
-          {"op", isa<StripPaddingOp>(op) ? "strip_padding" : "restore_padding"},
-          {"operand", idOf(input)},
-          {"mask", 0},
-          {"result", idOf(output)},
-          {"cycles", moveCycles(input, llvm::dyn_cast_or_null<LayoutAttr>(
+          {key::step::kOp, stringify(isa<StripPaddingOp>(op) ? StepKind::StripPadding
+                                                            : StepKind::RestorePadding)},
+          {key::step::kOperand, idOf(input)},
+          {key::step::kMask, 0},
+          {key::step::kResult, idOf(output)},
+          {key::step::kCycles, moveCycles(input, llvm::dyn_cast_or_null<LayoutAttr>(
                                            layouts.lookup(input)))}});
     } else if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
       for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
@@ -740,10 +788,11 @@ FailureOr<json::Object> Emitter::emit() {
           return func.emitError("result #")
                  << i << " is neither the loss nor a wsc.output";
         outputs.push_back(json::Object{
-            {"name", loss ? std::string("loss")
-                          : "output" + std::to_string(index.getInt())},
-            {"role", loss ? "loss" : "output"},
-            {"value", idOf(value)}});
+            {key::output::kName, loss ? std::string("loss")
+                                      : "output" + std::to_string(index.getInt())},
+            {key::output::kRole,
+             stringify(loss ? sched::OutputRole::Loss : sched::OutputRole::Output)},
+            {key::output::kValue, idOf(value)}});
       }
     } else {
       return op.emitOpError("cannot be scheduled; expected wsc kernels, weight "
@@ -752,11 +801,15 @@ FailureOr<json::Object> Emitter::emit() {
                             "padding strips or restores only");
     }
   }
-  root["outputs"] = std::move(outputs);
-  root["steps"] = std::move(steps);
+  root[key::top::kOutputs] = std::move(outputs);
+  root[key::top::kSteps] = std::move(steps);
   if (!ragged.empty())
-    root["vts"] = emitVts();
-  root["values"] = std::move(values);
+    root[key::top::kVts] = emitVts();
+  root[key::top::kValues] = std::move(values);
+  FailureOr<json::Object> report = emitReport(module);
+  if (failed(report))
+    return failure();
+  root[key::top::kReport] = std::move(*report);
   return root;
 }
 

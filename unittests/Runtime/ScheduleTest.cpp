@@ -207,4 +207,52 @@ TEST(Schedule, LoadErrorsNameTheFile) {
   EXPECT_THROW(loadSchedule("/"), Error);
 }
 
+TEST(Schedule, ReadsTheCompileReport) {
+  json d = baseDoc();
+  d["report"] = {{"mode_reason", "weight_streaming: 2 systems"},
+                 {"vts_decision", ""},
+                 {"placement_summary", "3 kernels on 924x920 PEs"},
+                 {"warnings", {"w1", "w2"}},
+                 {"note", "kept too"}};
+  Schedule s = parseSchedule(d.dump(), "test.json");
+  EXPECT_EQ(s.report.modeReason, "weight_streaming: 2 systems");
+  EXPECT_EQ(s.report.vtsDecision, "");
+  EXPECT_EQ(s.report.placementSummary, "3 kernels on 924x920 PEs");
+  EXPECT_EQ(s.report.warnings, (std::vector<std::string>{"w1", "w2"}));
+  EXPECT_NE(s.reportJson.find("kept too"), std::string::npos);
+  // Optional: an old schedule without one still parses, with an empty report.
+  d.erase("report");
+  s = parseSchedule(d.dump(), "test.json");
+  EXPECT_TRUE(s.report.modeReason.empty() && s.report.warnings.empty() && s.reportJson.empty());
+}
+
+TEST(Schedule, RejectsAMalformedReport) {
+  json d = baseDoc();
+  d["report"] = json::array();
+  EXPECT_SCHEDULE_ERROR(d, "test.json: report: expected an object, got a array");
+  d["report"] = {{"mode_reason", 3}};
+  EXPECT_SCHEDULE_ERROR(d, "test.json: report.mode_reason: expected a string, got an integer");
+  d["report"] = {{"warnings", "w1"}};
+  EXPECT_SCHEDULE_ERROR(d, "test.json: report.warnings: expected a list, got a string");
+  d["report"] = {{"warnings", {"w1", false}}};
+  EXPECT_SCHEDULE_ERROR(d, "test.json: report.warnings[1]: expected a string, got a boolean");
+}
+
+TEST(Schedule, DerivesSampleDependenceOnceForRaggedKernelsOnly) {
+  Schedule s = parseSchedule(loadJsonInput("vts_partial.json").dump(), "vts_partial.json");
+  int ragged = 0;
+  for (const Step &st : s.steps) {
+    EXPECT_EQ(st.samples.has_value(), st.kind == StepKind::Kernel && st.mask >= 0) << st.path;
+    if (!st.samples)
+      continue;
+    ++ragged;
+    // A ragged kernel's arguments from batch operands vary per sample.
+    for (size_t i = 0; i < st.operands.size(); ++i)
+      if (s.values[st.operands[i]].batchDim)
+        EXPECT_TRUE(st.samples->varies(st.body.args[i])) << st.path;
+  }
+  EXPECT_GT(ragged, 0);
+  EXPECT_TRUE(s.vts && s.vts->firstStep >= 0);
+}
+
 } // namespace

@@ -8,10 +8,8 @@
 
 namespace mlir::wsc {
 
-/// The schedule format version this compiler writes (docs/ScheduleFormat.md).
-constexpr int64_t kScheduleVersion = 1;
-
-/// Writes the schedule of a module compiled by `--wsc-pipeline`.
+/// Writes the schedule of a module compiled by `--wsc-pipeline`, in the format
+/// wsc/Schedule/Format.h states (version, keys, spellings).
 LogicalResult emitSchedule(ModuleOp module, llvm::raw_ostream &os);
 
 /// Registers `--wsc-to-schedule` with mlir-translate's registry.
