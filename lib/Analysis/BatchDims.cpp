@@ -11,14 +11,15 @@ using namespace mlir;
 using namespace mlir::wsc;
 
 bool mlir::wsc::isBatchArgument(func::FuncOp func, unsigned index) {
-  return func.getArgAttr(index, "wsc.input") || func.getArgAttr(index, "wsc.label");
+  return func.getArgAttr(index, WSCDialect::getInputAttrName()) || func.getArgAttr(index, WSCDialect::getLabelAttrName());
 }
 
 /// "input 0 (argument #4)": how a user knows a batch argument.
 static std::string describeBatchArgument(func::FuncOp func, unsigned index) {
-  for (StringRef kind : {"input", "label"})
-    if (auto i = func.getArgAttrOfType<IntegerAttr>(index, ("wsc." + kind).str()))
-      return (kind + " " + Twine(i.getInt()) + " (argument #" + Twine(index) + ")").str();
+  for (auto [kind, name] : {std::pair{"input", WSCDialect::getInputAttrName()},
+                            std::pair{"label", WSCDialect::getLabelAttrName()}})
+    if (auto i = func.getArgAttrOfType<IntegerAttr>(index, name))
+      return (Twine(kind) + " " + Twine(i.getInt()) + " (argument #" + Twine(index) + ")").str();
   return ("argument #" + Twine(index)).str();
 }
 

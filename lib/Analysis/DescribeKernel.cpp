@@ -261,7 +261,7 @@ void Describer::joinParametersAndGradients() {
     auto arg = llvm::dyn_cast<BlockArgument>(input);
     if (!func || !arg || arg.getOwner() != &func.getBody().front())
       continue;
-    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "wsc.param")) {
+    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), WSCDialect::getParamAttrName())) {
       weightInput[i] = true;
       paramInput[name.getValue()] = i;
     }
@@ -274,7 +274,7 @@ void Describer::joinParametersAndGradients() {
         gradientResult[j] = true;
       if (!func || !llvm::isa<func::ReturnOp>(user))
         continue;
-      auto name = func.getResultAttrOfType<StringAttr>(use.getOperandNumber(), "wsc.grad");
+      auto name = func.getResultAttrOfType<StringAttr>(use.getOperandNumber(), WSCDialect::getGradAttrName());
       if (!name)
         continue;
       gradientResult[j] = true;

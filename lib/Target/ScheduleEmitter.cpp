@@ -212,7 +212,7 @@ json::Object Emitter::emitTarget() {
 }
 
 json::Object Emitter::emitVts() {
-  auto attr = module->getAttrOfType<VtsAttr>("wsc.vts");
+  auto attr = module->getAttrOfType<VtsAttr>(WSCDialect::getVtsAttrName());
   double threshold = attr ? attr.getThreshold().convertToDouble() : 1.0;
   json::Array masks;
   masks.push_back(json::Object{{key::vts::kValue, idOf(ragged.getMask())}, {key::vts::kSeq, ragged.getSeq()}});
@@ -357,7 +357,7 @@ void Emitter::describeCheck(cf::AssertOp assert, json::Object &entry) {
       continue;
     }
     if (owner == func.getOperation())
-      if (auto i = func.getArgAttrOfType<IntegerAttr>(outer.getArgNumber(), "wsc.input"))
+      if (auto i = func.getArgAttrOfType<IntegerAttr>(outer.getArgNumber(), WSCDialect::getInputAttrName()))
         entry[key::region_op::kCheckedInput] = "input" + std::to_string(i.getInt());
     return;
   }
@@ -558,10 +558,10 @@ FailureOr<json::Object> Emitter::emit() {
   root[key::top::kFunction] = func.getSymName().str();
   bool training = false;
   for (unsigned i = 0; i < func.getNumResults(); ++i)
-    training |= func.getResultAttr(i, "wsc.loss") != nullptr;
+    training |= func.getResultAttr(i, WSCDialect::getLossAttrName()) != nullptr;
   root[key::top::kKind] =
       stringify(training ? sched::ScheduleKind::Train : sched::ScheduleKind::Inference);
-  auto mode = module->getAttrOfType<ExecutionModeAttr>("wsc.mode");
+  auto mode = module->getAttrOfType<ExecutionModeAttr>(WSCDialect::getModeAttrName());
   if (!mode)
     return module.emitError("module has no 'wsc.mode'; run --wsc-pipeline first");
   root[key::top::kMode] = stringifyExecutionMode(mode.getValue()).str();
@@ -606,7 +606,7 @@ FailureOr<json::Object> Emitter::emit() {
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
-    if (auto stream = func.getArgAttrOfType<IntegerAttr>(i, "wsc.random")) {
+    if (auto stream = func.getArgAttrOfType<IntegerAttr>(i, WSCDialect::getRandomAttrName())) {
       if (!type || !type.hasStaticShape() ||
           scheduleDType(type.getElementType()) != sched::kRandomDType)
         return func.emitError("argument #")
@@ -619,8 +619,8 @@ FailureOr<json::Object> Emitter::emit() {
                        {key::random::kDistribution, stringify(sched::Distribution::Uniform)}});
       continue;
     }
-    bool isInput = func.getArgAttr(i, "wsc.input") != nullptr;
-    bool isLabel = func.getArgAttr(i, "wsc.label") != nullptr;
+    bool isInput = func.getArgAttr(i, WSCDialect::getInputAttrName()) != nullptr;
+    bool isLabel = func.getArgAttr(i, WSCDialect::getLabelAttrName()) != nullptr;
     if (!isInput && !isLabel)
       return func.emitError("argument #")
              << i << " is neither a wsc.input, a wsc.label nor a wsc.random; were all "
@@ -628,7 +628,7 @@ FailureOr<json::Object> Emitter::emit() {
              << "wsc-lower-layer-pipelined)?";
     if (!type || !type.hasStaticShape() || failed(dtypeName(type.getElementType())))
       return func.emitError("argument #") << i << " has unsupported type " << arg.getType();
-    auto index = func.getArgAttrOfType<IntegerAttr>(i, isInput ? "wsc.input" : "wsc.label");
+    auto index = func.getArgAttrOfType<IntegerAttr>(i, isInput ? WSCDialect::getInputAttrName() : WSCDialect::getLabelAttrName());
     json::Object entry{
         {key::input::kName, (isInput ? "input" : "label") + std::to_string(index ? index.getInt() : 0)},
         {key::input::kRole,
@@ -636,9 +636,9 @@ FailureOr<json::Object> Emitter::emit() {
         {key::input::kValue, idOf(arg)},
         {key::input::kDType, *dtypeName(type.getElementType())},
         {key::input::kShape, toJson(type.getShape())}};
-    if (auto classes = func.getArgAttrOfType<IntegerAttr>(i, "wsc.num_classes"))
+    if (auto classes = func.getArgAttrOfType<IntegerAttr>(i, WSCDialect::getNumClassesAttrName()))
       entry[key::input::kNumClasses] = classes.getInt();
-    if (auto ignore = func.getArgAttrOfType<IntegerAttr>(i, "wsc.ignore_index"))
+    if (auto ignore = func.getArgAttrOfType<IntegerAttr>(i, WSCDialect::getIgnoreIndexAttrName()))
       entry[key::input::kIgnoreIndex] = ignore.getInt();
     inputs.push_back(std::move(entry));
   }
@@ -746,8 +746,8 @@ FailureOr<json::Object> Emitter::emit() {
                                            layouts.lookup(input)))}});
     } else if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
       for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-        bool loss = func.getResultAttr(i, "wsc.loss") != nullptr;
-        auto index = func.getResultAttrOfType<IntegerAttr>(i, "wsc.output");
+        bool loss = func.getResultAttr(i, WSCDialect::getLossAttrName()) != nullptr;
+        auto index = func.getResultAttrOfType<IntegerAttr>(i, WSCDialect::getOutputAttrName());
         if (!loss && !index)
           return func.emitError("result #")
                  << i << " is neither the loss nor a wsc.output";

@@ -2,6 +2,8 @@
 
 #include "ScheduleReport.h"
 
+#include "wsc/Dialect/WSC/CompileReport.h"
+#include "wsc/Dialect/WSC/WSCDialect.h"
 #include "wsc/Schedule/FormatKeys.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -9,14 +11,7 @@
 using namespace mlir;
 namespace key = ::wsc::schedule::key;
 
-namespace {
-
-/// The module attribute in which the passes leave their account of the
-/// compile (SelectMode, Vts, PlaceKernels, AssignLayouts): a dictionary of
-/// optional `mode`, `vts`, `placement` (strings) and `warnings` (strings).
-constexpr llvm::StringLiteral kReportAttrName = "wsc.report";
-
-} // namespace
+static const llvm::StringLiteral kReportAttrName = mlir::wsc::WSCDialect::getReportAttrName();
 
 /// The schedule's "report", every entry present (empty when unknown).
 FailureOr<llvm::json::Object> mlir::wsc::emitReport(ModuleOp module) {
@@ -26,18 +21,19 @@ FailureOr<llvm::json::Object> mlir::wsc::emitReport(ModuleOp module) {
     return module.emitError("'") << kReportAttrName << "' must be a dictionary, got " << raw;
   llvm::json::Object report;
   for (auto [entry, reportKey] :
-       {std::pair<StringRef, const char *>{"mode", key::report::kModeReason},
-        {"vts", key::report::kVtsDecision},
-        {"placement", key::report::kPlacementSummary}}) {
-    Attribute value = dict ? dict.get(entry) : Attribute();
+       {std::pair<ReportEntry, const char *>{ReportEntry::Mode, key::report::kModeReason},
+        {ReportEntry::Vts, key::report::kVtsDecision},
+        {ReportEntry::Placement, key::report::kPlacementSummary}}) {
+    StringRef name = getReportEntryName(entry);
+    Attribute value = dict ? dict.get(name) : Attribute();
     auto text = llvm::dyn_cast_or_null<StringAttr>(value);
     if (value && !text)
-      return module.emitError("'") << kReportAttrName << "' entry '" << entry
+      return module.emitError("'") << kReportAttrName << "' entry '" << name
                                    << "' must be a string, got " << value;
     report[reportKey] = text ? text.str() : std::string();
   }
   llvm::json::Array warnings;
-  if (Attribute value = dict ? dict.get("warnings") : Attribute()) {
+  if (Attribute value = dict ? dict.get(kReportWarningsName) : Attribute()) {
     auto list = llvm::dyn_cast<ArrayAttr>(value);
     if (!list || !llvm::all_of(list, llvm::IsaPred<StringAttr>))
       return module.emitError("'") << kReportAttrName

@@ -9,6 +9,7 @@
 
 #include "wsc/Analysis/DescribeKernel.h"
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -245,10 +246,11 @@ void AssignLayoutsPass::writeChosen(Planned &planned, const model::KernelReport 
   kernel.setResultLayoutsAttr(write(d.results, kernel.getResults(), chosen.chosen.results));
   LLVM_DEBUG(llvm::dbgs() << chosen.str());
   if (!chosen.chosen.fits)
-    mlir::emitWarning(kernel.getLoc()) << "kernel '" << kernel.getKernelName()
-                                       << "': no layout fits the " << target.sramPerPe
-                         << "-byte PE SRAM; took the smallest (" << chosen.chosen.candidate.label
-                         << "), which needs " << chosen.chosen.sramBytes << " bytes per PE";
+    reportWarning(kernel->getParentOfType<ModuleOp>(), kernel.getLoc(),
+                  "kernel '" + kernel.getKernelName() + "': no layout fits the " +
+                      Twine(target.sramPerPe) + "-byte PE SRAM; took the smallest (" +
+                      chosen.chosen.candidate.label + "), which needs " +
+                      Twine(chosen.chosen.sramBytes) + " bytes per PE");
   if (report)
     emitReport(kernel.getLoc(), chosen.str());
 }

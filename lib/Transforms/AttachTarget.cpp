@@ -53,7 +53,7 @@ struct AttachTargetPass : public mlir::wsc::impl::WSCAttachTargetBase<AttachTarg
     }
     StreamDType weights = streamDType.hasValue() ? StreamDType(streamDType) : t.getWeightDtype();
     module->setAttr(
-        "wsc.target",
+        WSCDialect::getTargetAttrName(),
         TargetAttr::get(&getContext(), gridX, gridY, t.getSramPerPe(),
                         t.getClockHz(), t.getFmacsPerPe(),
                         t.getFabricBytesPerCycle(), t.getIoBandwidth(),

@@ -138,10 +138,10 @@ KernelPlan &KernelFormer::planFor(StringRef layer, KernelPhase phase) {
 /// or such values are "rematerialisable".
 LogicalResult KernelFormer::classifyValues() {
   for (BlockArgument arg : func.getArguments()) {
-    for (StringRef kind : {"wsc.param", "wsc.buffer"})
+    for (StringRef kind : {WSCDialect::getParamAttrName(), WSCDialect::getBufferAttrName()})
       if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kind))
         paramOf[arg] = name.str();
-    if (func.getArgAttr(arg.getArgNumber(), "wsc.label"))
+    if (func.getArgAttr(arg.getArgNumber(), WSCDialect::getLabelAttrName()))
       labels.insert(arg);
   }
   for (Operation &op : func.getBody().front().without_terminator()) {
@@ -170,11 +170,11 @@ LogicalResult KernelFormer::classifyValues() {
   // so is every other result: a kernel yields it.
   Operation *returnOp = func.getBody().front().getTerminator();
   for (auto [i, value] : llvm::enumerate(returnOp->getOperands())) {
-    auto name = func.getResultAttrOfType<StringAttr>(i, "wsc.buffer_update");
+    auto name = func.getResultAttrOfType<StringAttr>(i, WSCDialect::getBufferUpdateAttrName());
     if (!name) {
       // (A gradient that needs no batch is an error, found below.)
       Operation *def = value.getDefiningOp();
-      if (def && !func.getResultAttr(i, "wsc.grad"))
+      if (def && !func.getResultAttr(i, WSCDialect::getGradAttrName()))
         for (Value result : def->getResults())
           rematParams.erase(result);
       continue;
@@ -211,16 +211,16 @@ LogicalResult KernelFormer::assignOps() {
   SmallVector<Operation *> worklist;
   for (auto [i, value] : llvm::enumerate(returnOp.getOperands())) {
     Operation *def = value.getDefiningOp();
-    if (auto name = func.getResultAttrOfType<StringAttr>(i, "wsc.grad")) {
+    if (auto name = func.getResultAttrOfType<StringAttr>(i, WSCDialect::getGradAttrName())) {
       if (!def || rematParams.count(value))
         return func.emitError("gradient of '")
                << name.getValue() << "' does not depend on the batch; is the "
                << "parameter used by the model?";
       gradOf[def] = name.str();
     }
-    if (func.getResultAttr(i, "wsc.loss"))
+    if (func.getResultAttr(i, WSCDialect::getLossAttrName()))
       training = true;
-    if (def && (func.getResultAttr(i, "wsc.loss") || func.getResultAttr(i, "wsc.buffer_update")))
+    if (def && (func.getResultAttr(i, WSCDialect::getLossAttrName()) || func.getResultAttr(i, WSCDialect::getBufferUpdateAttrName())))
       worklist.push_back(def);
   }
   // Forward ops: the backward slice of the loss and of the buffer updates

@@ -43,7 +43,7 @@ bool hasWscAttributes(func::FuncOp func) {
   auto marked = [](ArrayRef<DictionaryAttr> dicts) {
     return llvm::any_of(dicts, [](DictionaryAttr dict) {
       return dict && llvm::any_of(dict, [](NamedAttribute attr) {
-               return attr.getName().getValue().starts_with("wsc.");
+               return attr.getName().getValue().split('.').first == mlir::wsc::WSCDialect::getDialectNamespace();
              });
     });
   };
@@ -222,7 +222,7 @@ LogicalResult Importer::markInterface(unsigned numArgs) {
   int64_t nextInput = 0;
   for (unsigned i = 0; i < numArgs; ++i) {
     if (inputs[i]) {
-      func.setArgAttr(i, "wsc.input", b.getI64IntegerAttr(nextInput++));
+      func.setArgAttr(i, mlir::wsc::WSCDialect::getInputAttrName(), b.getI64IntegerAttr(nextInput++));
       continue;
     }
     Type type = func.getArgument(i).getType();
@@ -234,10 +234,10 @@ LogicalResult Importer::markInterface(unsigned numArgs) {
     std::string name = ("arg" + Twine(i)).str();
     for (unsigned n = 1; !names.insert(name).second; ++n)
       name = ("arg" + Twine(i) + "_" + Twine(n)).str();
-    func.setArgAttr(i, "wsc.param", b.getStringAttr(name));
+    func.setArgAttr(i, mlir::wsc::WSCDialect::getParamAttrName(), b.getStringAttr(name));
   }
   for (unsigned i = 0; i < func.getNumResults(); ++i)
-    func.setResultAttr(i, "wsc.output", b.getI64IntegerAttr(i));
+    func.setResultAttr(i, mlir::wsc::WSCDialect::getOutputAttrName(), b.getI64IntegerAttr(i));
   return success();
 }
 
@@ -254,8 +254,8 @@ FailureOr<BlockArgument> Importer::paramFor(Attribute key, StringRef name,
     unique = (name + "_" + Twine(n)).str();
   Builder b(func.getContext());
   DictionaryAttr attrs = b.getDictionaryAttr(
-      {b.getNamedAttr("wsc.param", b.getStringAttr(unique)),
-       b.getNamedAttr("wsc.initial_value", value)});
+      {b.getNamedAttr(mlir::wsc::WSCDialect::getParamAttrName(), b.getStringAttr(unique)),
+       b.getNamedAttr(mlir::wsc::WSCDialect::getInitialValueAttrName(), value)});
   unsigned index = func.getNumArguments();
   if (failed(func.insertArgument(index, value.getType(), attrs, loc)))
     return func.emitError("could not add the argument of parameter '") << unique << "'";

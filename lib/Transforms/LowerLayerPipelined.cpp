@@ -28,8 +28,8 @@ struct LowerLayerPipelinedPass
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (failed(lower(module, func)))
         return signalPassFailure();
-    module->removeAttr("wsc.optimizer");
-    module->removeAttr("wsc.param_groups");
+    module->removeAttr(WSCDialect::getOptimizerAttrName());
+    module->removeAttr(WSCDialect::getParamGroupsAttrName());
   }
 
   LogicalResult lower(ModuleOp module, func::FuncOp func) {
@@ -65,8 +65,8 @@ struct LowerLayerPipelinedPass
     };
     if (failed(lowerParamArgs(module, func, declare)) ||
         failed(lowerBufferArgs(func, declareBuffer)) ||
-        failed(lowerStateResults(func, "wsc.grad", updateInPlace)) ||
-        failed(lowerStateResults(func, "wsc.buffer_update", assignInPlace)))
+        failed(lowerStateResults(func, WSCDialect::getGradAttrName(), updateInPlace)) ||
+        failed(lowerStateResults(func, WSCDialect::getBufferUpdateAttrName(), assignInPlace)))
       return failure();
     updateAfterLastRead(func);
     return success();

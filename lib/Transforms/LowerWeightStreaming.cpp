@@ -34,8 +34,8 @@ struct LowerWeightStreamingPass
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
       if (failed(lower(module, func, dtype)))
         return signalPassFailure();
-    module->removeAttr("wsc.optimizer");
-    module->removeAttr("wsc.param_groups");
+    module->removeAttr(WSCDialect::getOptimizerAttrName());
+    module->removeAttr(WSCDialect::getParamGroupsAttrName());
   }
 
   LogicalResult lower(ModuleOp module, func::FuncOp func, StreamDType dtype) {
@@ -100,16 +100,16 @@ struct LowerWeightStreamingPass
     if (failed(lowerParamArgs(module, func, declare)) ||
         failed(lowerBufferArgs(func, declareBuffer)))
       return failure();
-    if (failed(lowerStateResults(func, "wsc.grad", reduceAndUpdate)))
+    if (failed(lowerStateResults(func, WSCDialect::getGradAttrName(), reduceAndUpdate)))
       return failure();
-    return lowerStateResults(func, "wsc.buffer_update", assign);
+    return lowerStateResults(func, WSCDialect::getBufferUpdateAttrName(), assign);
   }
 
   /// The exported `wsc.sparsity = {density = 0.1 : f64, source = "..."}` of
   /// parameter `arg` as a `#wsc.sparsity` (null when dense).
   FailureOr<SparsityAttr> readSparsity(func::FuncOp func, BlockArgument arg,
                                        RankedTensorType type) {
-    Attribute raw = func.getArgAttr(arg.getArgNumber(), "wsc.sparsity");
+    Attribute raw = func.getArgAttr(arg.getArgNumber(), WSCDialect::getSparsityAttrName());
     if (!raw)
       return SparsityAttr();
     auto emitError = [&] { return mlir::emitError(arg.getLoc(), "wsc.sparsity: "); };

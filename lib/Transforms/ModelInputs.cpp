@@ -2,6 +2,7 @@
 
 #include "ModelInputs.h"
 #include "wsc/Analysis/BatchDims.h"
+#include "wsc/Dialect/WSC/WSCDialect.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Diagnostics.h"
@@ -43,9 +44,9 @@ llvm::SmallBitVector mlir::wsc::findModelInputs(func::FuncOp func, unsigned numA
     auto type = llvm::dyn_cast<RankedTensorType>(copy->getArgument(i).getType());
     if (!type || type.getRank() == 0)
       continue;
-    copy->setArgAttr(i, "wsc.input", b.getI64IntegerAttr(0));
+    copy->setArgAttr(i, mlir::wsc::WSCDialect::getInputAttrName(), b.getI64IntegerAttr(0));
     FailureOr<BatchDims> dims = BatchDims::compute(*copy);
-    copy->removeArgAttr(i, "wsc.input");
+    copy->removeArgAttr(i, mlir::wsc::WSCDialect::getInputAttrName());
     inputs[i] = succeeded(dims) && llvm::any_of(returnOp->getOperands(), [&](Value result) {
                   return dims->lookup(result) == 0;
                 });

@@ -12,11 +12,11 @@ namespace {
 /// Builds the `#wsc.optimizer` of one parameter from the module's
 /// `wsc.optimizer` dictionary and its `wsc.param_groups` overrides.
 FailureOr<OptimizerAttr> buildOptimizer(ModuleOp module, StringRef param) {
-  auto base = module->getAttrOfType<DictionaryAttr>("wsc.optimizer");
+  auto base = module->getAttrOfType<DictionaryAttr>(WSCDialect::getOptimizerAttrName());
   if (!base)
     return module.emitError("training module has no 'wsc.optimizer' attribute");
   NamedAttrList fields(base);
-  if (auto groups = module->getAttrOfType<DictionaryAttr>("wsc.param_groups"))
+  if (auto groups = module->getAttrOfType<DictionaryAttr>(WSCDialect::getParamGroupsAttrName()))
     if (auto overrides = groups.getAs<DictionaryAttr>(param))
       for (NamedAttribute field : overrides)
         fields.set(field.getName(), field.getValue());
@@ -111,7 +111,7 @@ LogicalResult lowerMarkedArgs(
 LogicalResult mlir::wsc::lowerParamArgs(ModuleOp module, func::FuncOp func,
                                         LowerParamFn lower) {
   bool training = llvm::any_of(llvm::seq(func.getNumResults()), [&](unsigned i) {
-    return func.getResultAttr(i, "wsc.loss") != nullptr;
+    return func.getResultAttr(i, WSCDialect::getLossAttrName()) != nullptr;
   });
   auto declare = [&](OpBuilder &builder, BlockArgument arg,
                      StringRef name) -> FailureOr<Operation *> {
@@ -126,7 +126,7 @@ LogicalResult mlir::wsc::lowerParamArgs(ModuleOp module, func::FuncOp func,
         return failure();
       optimizer = *built;
     }
-    Attribute initial = func.getArgAttr(arg.getArgNumber(), "wsc.initial_value");
+    Attribute initial = func.getArgAttr(arg.getArgNumber(), WSCDialect::getInitialValueAttrName());
     auto initialValue = llvm::dyn_cast_or_null<ElementsAttr>(initial);
     if (initial && (!initialValue || initialValue.getType() != type))
       return func.emitError("parameter '")
@@ -134,7 +134,7 @@ LogicalResult mlir::wsc::lowerParamArgs(ModuleOp module, func::FuncOp func,
              << ", got " << initial;
     return lower(builder, arg, name, type, optimizer, initialValue);
   };
-  return lowerMarkedArgs(func, "wsc.param", "parameter", declare);
+  return lowerMarkedArgs(func, WSCDialect::getParamAttrName(), "parameter", declare);
 }
 
 LogicalResult mlir::wsc::lowerBufferArgs(func::FuncOp func, LowerBufferFn lower) {
@@ -146,14 +146,14 @@ LogicalResult mlir::wsc::lowerBufferArgs(func::FuncOp func, LowerBufferFn lower)
              << name << "' must be a static f32, i64 or i1 tensor, got " << arg.getType();
     return lower(builder, arg, name, type);
   };
-  return lowerMarkedArgs(func, "wsc.buffer", "buffer", declare);
+  return lowerMarkedArgs(func, WSCDialect::getBufferAttrName(), "buffer", declare);
 }
 
 LogicalResult mlir::wsc::lowerStateResults(func::FuncOp func, StringRef attr,
                                            LowerResultFn lower) {
   auto returnOp = llvm::cast<func::ReturnOp>(func.getBody().front().getTerminator());
   llvm::BitVector lowered(func.getNumResults());
-  StringRef what = attr == "wsc.grad" ? "gradient" : "update";
+  StringRef what = attr == WSCDialect::getGradAttrName() ? "gradient" : "update";
   // Results leave in result order, each after the previous one of its
   // kernel (white paper 7.4).
   DenseMap<Operation *, Operation *> lastAfter;

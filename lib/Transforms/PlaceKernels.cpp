@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
 #include "wsc/Analysis/RaggedDims.h"
 
@@ -209,7 +210,7 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
       if (!(expectedValidFraction > 0 && expectedValidFraction <= 1))
         return module.emitError("expected-valid-fraction must be in (0, 1], got ")
                << expectedValidFraction;
-      if (module->hasAttr("wsc.vts")) {
+      if (module->hasAttr(WSCDialect::getVtsAttrName())) {
         FailureOr<RaggedDims> facts =
             RaggedDims::compute(func, *dims, RaggedDims::Scope::Schedule);
         if (failed(facts))
@@ -256,7 +257,7 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
         SmallVector<int64_t> paramRank;
         for (Value input : kernel.getInputs()) {
           auto arg = llvm::dyn_cast<BlockArgument>(input);
-          bool param = arg && func.getArgAttr(arg.getArgNumber(), "wsc.param");
+          bool param = arg && func.getArgAttr(arg.getArgNumber(), WSCDialect::getParamAttrName());
           paramRank.push_back(param ? llvm::cast<ShapedType>(arg.getType()).getRank() : 0);
         }
         addKernelWork(kernel, *dims, ragged ? &*ragged : nullptr, expectedValidFraction,
@@ -319,13 +320,12 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
                               << p.y << ")\n");
     }
     int64_t wire = insertRoutes(func, layerIndex, rects);
-    mlir::emitRemark(module.getLoc())
-        << llvm::formatv("placed {0} layers on {1}x{2} PEs: slowest {3} cycles per "
-                         "sample (area lower bound {4}), wire length {5} PEs{6}",
-                         layers.size(), problem.wafer.width, problem.wafer.height,
-                         result.deltaT, result.lowerBound, wire,
-                         result.timedOut ? ", search cut short by time-limit" : "")
-               .str();
+    reportDecision(module, module.getLoc(), ReportEntry::Placement,
+                   llvm::formatv("placed {0} layers on {1}x{2} PEs: slowest {3} cycles per "
+                                 "sample (area lower bound {4}), wire length {5} PEs{6}",
+                                 layers.size(), problem.wafer.width, problem.wafer.height,
+                                 result.deltaT, result.lowerBound, wire,
+                                 result.timedOut ? ", search cut short by time-limit" : ""));
     return success();
   }
 
@@ -337,8 +337,8 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
       mlir::emitError(loc, why);
       return failure();
     }
-    mlir::emitWarning(loc, why + "; compiling in weight_streaming mode");
-    module->setAttr("wsc.mode",
+    reportWarning(module, loc, why + "; compiling in weight_streaming mode");
+    module->setAttr(WSCDialect::getModeAttrName(),
                     ExecutionModeAttr::get(&getContext(), ExecutionMode::WeightStreaming));
     return success();
   }

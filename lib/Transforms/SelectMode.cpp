@@ -1,6 +1,7 @@
 //===- SelectMode.cpp - weight-streaming or layer-pipelined ---------------===//
 
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,7 +33,7 @@ std::string formatBytes(double bytes) {
 /// FP32 words kept per parameter on the wafer: weight, gradient, and the
 /// optimizer's state.
 int64_t stateWords(ModuleOp module) {
-  auto optimizer = module->getAttrOfType<DictionaryAttr>("wsc.optimizer");
+  auto optimizer = module->getAttrOfType<DictionaryAttr>(WSCDialect::getOptimizerAttrName());
   if (!optimizer)
     return 2;
   auto name = optimizer.getAs<StringAttr>("name");
@@ -74,7 +75,7 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
 
     double params = 0;
     for (BlockArgument arg : func.getArguments())
-      if (func.getArgAttr(arg.getArgNumber(), "wsc.param"))
+      if (func.getArgAttr(arg.getArgNumber(), WSCDialect::getParamAttrName()))
         params += double(llvm::cast<ShapedType>(arg.getType()).getNumElements());
     for (auto param : module.getOps<ParamOp>())
       params += double(param.getTensorType().getNumElements());
@@ -108,9 +109,10 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
         formatBytes(wafer),
         oneSystem ? "" : llvm::formatv("; {0} systems need weight streaming",
                                        target.getSystems()).str());
-    mlir::emitRemark(module.getLoc()) << "mode " << stringifyExecutionMode(chosen)
-                        << (forced ? " (forced)" : " (auto)") << ": " << numbers;
-    module->setAttr("wsc.mode", ExecutionModeAttr::get(&getContext(), chosen));
+    reportDecision(module, module.getLoc(), ReportEntry::Mode,
+                   "mode " + stringifyExecutionMode(chosen) +
+                       (forced ? " (forced)" : " (auto)") + ": " + numbers);
+    module->setAttr(WSCDialect::getModeAttrName(), ExecutionModeAttr::get(&getContext(), chosen));
   }
 };
 

@@ -180,7 +180,7 @@ public:
     Operation *ret = body.getTerminator();
     for (OpOperand &operand : ret->getOpOperands()) {
       unsigned i = operand.getOperandNumber();
-      if (func.getResultAttr(i, "wsc.loss") || func.getResultAttr(i, "wsc.grad")) {
+      if (func.getResultAttr(i, WSCDialect::getLossAttrName()) || func.getResultAttr(i, WSCDialect::getGradAttrName())) {
         // Summed by SwarmX: it must be each system's share, not a total.
         if (whole.contains(operand.get()))
           return operand.get().getDefiningOp()->emitOpError("computes result #")

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
 #include "wsc/Analysis/KernelCost.h"
 #include "wsc/Analysis/RaggedDims.h"
@@ -261,8 +262,9 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
     VtsRewriter rewriter(func, *batch);
     if (mode == VtsChoice::Off) {
       rewriter.removeMarks();
-      emitRemark(func.getLoc()) << "VTS off: removed " << strips << " strip_padding and "
-                                << restores << " restore_padding ops";
+      reportDecision(module, func.getLoc(), ReportEntry::Vts,
+                     "VTS off: removed " + Twine(strips) + " strip_padding and " +
+                         Twine(restores) + " restore_padding ops");
       return success();
     }
     if (failed(rewriter.analyze()) || failed(rewriter.checkMaskComesFirst()))
@@ -288,18 +290,17 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
         raggedWork, newStrips, newRestores, threshold);
     if (mode == VtsChoice::Auto && expectedValidFraction > threshold) {
       rewriter.removeMarks();
-      emitRemark(func.getLoc())
-          << summary
-          << llvm::formatv("; at the expected {0:F4} it keeps the dense path",
-                           double(expectedValidFraction)).str();
+      reportDecision(module, func.getLoc(), ReportEntry::Vts,
+                     summary + llvm::formatv("; at the expected {0:F4} it keeps the dense path",
+                                             double(expectedValidFraction)).str());
       return success();
     }
     // The user's marks go first: the crossings' uses are on other ops.
     rewriter.removeMarks();
     rewriter.rewrite();
-    module->setAttr("wsc.vts", VtsAttr::get(module.getContext(), APFloat(threshold),
+    module->setAttr(WSCDialect::getVtsAttrName(), VtsAttr::get(module.getContext(), APFloat(threshold),
                                             APFloat(raggedWork)));
-    emitRemark(func.getLoc()) << summary;
+    reportDecision(module, func.getLoc(), ReportEntry::Vts, summary);
     return success();
   }
 };

@@ -54,7 +54,7 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
 // weight streaming.
 // expected-error @+3 {{layer-pipelined placement failed: kernel fc (matmul) fits no rectangle of the 1x1 wafer within memlimit 12288 words}}
 // FALLBACK: warning: layer-pipelined placement failed: kernel fc (matmul) fits no rectangle of the 1x1 wafer within memlimit 12288 words; compiling in weight_streaming mode
-// FALLBACKIR: module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.target = #wsc.target<grid_x = 1, grid_y = 1>}
+// FALLBACKIR: module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.report = {warnings = ["layer-pipelined placement failed: kernel fc (matmul) fits no rectangle of the 1x1 wafer within memlimit 12288 words; compiling in weight_streaming mode"]}, wsc.target = #wsc.target<grid_x = 1, grid_y = 1>}
 module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.target<grid_x = 1, grid_y = 1>} {
   func.func @too_small(%x: tensor<8x64xf32> {wsc.input = 0 : i64}, %w: tensor<64x64xf32> {wsc.param = "w"}) -> tensor<8x64xf32> {
     %y = wsc.kernel "fc.fwd" layer("fc") phase(<forward>) (%x, %w) : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32> {
@@ -71,7 +71,7 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.target = #wsc.targ
 
 // No kernel model takes 3e9 elements per sample.
 // FALLBACK: warning: layer 'k' has no layer-pipelined kernel model: E = 3000000000 is outside [1, 2147483648]; compiling in weight_streaming mode
-// FALLBACKIR: module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+// FALLBACKIR: module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.report = {warnings = ["layer 'k' has no layer-pipelined kernel model: {{.*}}; compiling in weight_streaming mode"]}} {
 // FALLBACKIR-NEXT: func.func @huge
 module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
   func.func @huge(%x: tensor<1x3000000000xf32> {wsc.input = 0 : i64}) -> (tensor<1x3000000000xf32> {wsc.output = 0 : i64}) {

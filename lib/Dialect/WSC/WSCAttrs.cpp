@@ -96,12 +96,12 @@ bool SparsityAttr::csrPays(int64_t rows, int64_t cols, int64_t valueBytes) const
 }
 
 bool mlir::wsc::isLayerPipelined(Operation *module) {
-  auto mode = module->getAttrOfType<ExecutionModeAttr>("wsc.mode");
+  auto mode = module->getAttrOfType<ExecutionModeAttr>(WSCDialect::getModeAttrName());
   return mode && mode.getValue() == ExecutionMode::LayerPipelined;
 }
 
 TargetAttr TargetAttr::lookup(Operation *module) {
-  if (auto target = module->getAttrOfType<TargetAttr>("wsc.target"))
+  if (auto target = module->getAttrOfType<TargetAttr>(WSCDialect::getTargetAttrName()))
     return target;
   const ::wsc::model::TargetSpec &d = kDefaultTarget;
   return TargetAttr::get(module->getContext(), d.gridX, d.gridY, d.sramPerPe,

@@ -36,7 +36,11 @@ def WSC_Dialect : Dialect {
     each value scales to the system's shard.
 
     Module attributes: `wsc.target` (a `#wsc.target`) describes the
-    hardware, `wsc.mode` (a `#wsc.mode`) the execution mode.
+    hardware, `wsc.mode` (a `#wsc.mode`) the execution mode, and
+    `wsc.report` (a dictionary) why the passes chose what they chose, for
+    the schedule's report. The names of all the discardable `wsc.*`
+    attributes, on the module, function arguments and results, are declared
+    once, as `WSCDialect::get*AttrName()`.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
@@ -45,6 +49,48 @@ def WSC_Dialect : Dialect {
   ];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    // The discardable `wsc.*` attributes: each name is spelled here only.
+    /// Module: the hardware (`#wsc.target`).
+    static ::llvm::StringLiteral getTargetAttrName() { return "wsc.target"; }
+    /// Module: the execution mode (`#wsc.mode`), set by wsc-select-mode.
+    static ::llvm::StringLiteral getModeAttrName() { return "wsc.mode"; }
+    /// Module: the exporter's optimizer (a dictionary), until lowering.
+    static ::llvm::StringLiteral getOptimizerAttrName() { return "wsc.optimizer"; }
+    /// Module: per-parameter optimizer overrides (a dictionary).
+    static ::llvm::StringLiteral getParamGroupsAttrName() { return "wsc.param_groups"; }
+    /// Module: the VTS decision (`#wsc.vts`), set by wsc-vts.
+    static ::llvm::StringLiteral getVtsAttrName() { return "wsc.vts"; }
+    /// Module: the compile report for the schedule (a dictionary of
+    /// `mode`, `vts`, `placement` strings and a `warnings` array).
+    static ::llvm::StringLiteral getReportAttrName() { return "wsc.report"; }
+    /// Argument: the index of a model input (i64).
+    static ::llvm::StringLiteral getInputAttrName() { return "wsc.input"; }
+    /// Argument: the index of a label (i64).
+    static ::llvm::StringLiteral getLabelAttrName() { return "wsc.label"; }
+    /// Argument: the name of a trainable parameter (string).
+    static ::llvm::StringLiteral getParamAttrName() { return "wsc.param"; }
+    /// Argument: the name of a buffer, e.g. BatchNorm's running mean (string).
+    static ::llvm::StringLiteral getBufferAttrName() { return "wsc.buffer"; }
+    /// Argument: an imported weight's value (elements).
+    static ::llvm::StringLiteral getInitialValueAttrName() { return "wsc.initial_value"; }
+    /// Argument: a parameter's sparsity (`#wsc.sparsity`).
+    static ::llvm::StringLiteral getSparsityAttrName() { return "wsc.sparsity"; }
+    /// Argument: a runtime-drawn uniform tensor, by stream index (i64).
+    static ::llvm::StringLiteral getRandomAttrName() { return "wsc.random"; }
+    /// Argument: a class-index label's number of classes (i64).
+    static ::llvm::StringLiteral getNumClassesAttrName() { return "wsc.num_classes"; }
+    /// Argument: the label value a loss ignores (i64).
+    static ::llvm::StringLiteral getIgnoreIndexAttrName() { return "wsc.ignore_index"; }
+    /// Result: the loss (unit).
+    static ::llvm::StringLiteral getLossAttrName() { return "wsc.loss"; }
+    /// Result: the gradient of the named parameter (string).
+    static ::llvm::StringLiteral getGradAttrName() { return "wsc.grad"; }
+    /// Result: the new value of the named buffer (string).
+    static ::llvm::StringLiteral getBufferUpdateAttrName() { return "wsc.buffer_update"; }
+    /// Result: the index of a model output, inference (i64).
+    static ::llvm::StringLiteral getOutputAttrName() { return "wsc.output"; }
+  }];
 }
 
 class WSC_Op<string mnemonic, list<Trait> traits = []>

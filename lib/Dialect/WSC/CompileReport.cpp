@@ -1,0 +1,48 @@
+//===- CompileReport.cpp - the passes' account of a compile ---------------===//
+
+#include "wsc/Dialect/WSC/CompileReport.h"
+#include "wsc/Dialect/WSC/WSCDialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::wsc;
+
+StringRef mlir::wsc::getReportEntryName(ReportEntry entry) {
+  switch (entry) {
+  case ReportEntry::Mode:
+    return "mode";
+  case ReportEntry::Vts:
+    return "vts";
+  case ReportEntry::Placement:
+    return "placement";
+  }
+  llvm_unreachable("unknown report entry");
+}
+
+/// Replaces `key` of the module's report with `value`.
+static void setEntry(ModuleOp module, StringRef key, Attribute value) {
+  auto report = module->getAttrOfType<DictionaryAttr>(WSCDialect::getReportAttrName());
+  NamedAttrList entries(report);
+  entries.set(key, value);
+  module->setAttr(WSCDialect::getReportAttrName(),
+                  entries.getDictionary(module.getContext()));
+}
+
+void mlir::wsc::reportDecision(ModuleOp module, Location loc, ReportEntry entry,
+                               const Twine &text) {
+  std::string message = text.str();
+  emitRemark(loc) << message;
+  setEntry(module, getReportEntryName(entry), StringAttr::get(module.getContext(), message));
+}
+
+void mlir::wsc::reportWarning(ModuleOp module, Location loc, const Twine &text) {
+  std::string message = text.str();
+  emitWarning(loc) << message;
+  SmallVector<Attribute> warnings;
+  if (auto report = module->getAttrOfType<DictionaryAttr>(WSCDialect::getReportAttrName()))
+    if (auto old = report.getAs<ArrayAttr>(kReportWarningsName))
+      warnings.assign(old.begin(), old.end());
+  warnings.push_back(StringAttr::get(module.getContext(), message));
+  setEntry(module, kReportWarningsName, ArrayAttr::get(module.getContext(), warnings));
+}
