@@ -241,14 +241,13 @@ class ScheduleBuilder:
         self.values.append(v)
         return v["id"]
 
-    def clone_value(self, v, ragged="same"):
-        """A value like `v`; ragged="same" keeps its ragged dims, else these."""
+    def clone_value(self, v, ragged="same", mask=0):
+        """A value like `v`; ragged="same" keeps its ragged dims and mask
+        group, else it is ragged along these dims of group `mask`."""
         s = self.values[v]
         if ragged == "same":
             r = s.get("ragged")
             ragged, mask = (r["dims"], r["mask"]) if r else (None, 0)
-        else:
-            mask = 0
         return self.value(s["shape"], s["dtype"], s["batch_dim"], ragged=ragged, mask=mask)
 
     def numel(self, v):
@@ -331,8 +330,7 @@ class ScheduleBuilder:
 
     def strip_padding(self, v, dims, mask=0, cycles=50):
         """Packs `v`'s samples to their valid lengths along `dims`."""
-        r = self.clone_value(v, dims)
-        self.values[r]["ragged"]["mask"] = mask
+        r = self.clone_value(v, dims, mask)
         self.steps.append({"op": "strip_padding", "operand": v, "mask": mask, "result": r,
                            "cycles": cycles})
         return r

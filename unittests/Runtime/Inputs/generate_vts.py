@@ -39,8 +39,8 @@ MATMUL = ["parallel", "parallel", "reduction"]
 
 
 def builder(kind, batch):
-    """A one-system f32 schedule whose streams, inputs and values carry no
-    SRAM figures."""
+    """A one-system schedule streaming f32. Its inputs, streams and kernel
+    results are made with sram=None: they carry no SRAM figures."""
     return ScheduleBuilder("train" if kind == "train" else "inference", 1, batch, "f32")
 
 
