@@ -3,7 +3,6 @@
 #include "ExecutionSparse.h"
 
 #include "wsc/Runtime/Optimizer.h"
-#include "wsc/Runtime/PipelineModel.h" // elementBytes
 
 #include "wsc/Sparse/ModelState.h"
 

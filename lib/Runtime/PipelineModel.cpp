@@ -11,22 +11,6 @@
 
 namespace wsc::rt {
 
-double elementBytes(DType t) {
-  switch (t) {
-  case DType::F16:
-  case DType::BF16:
-    return 2;
-  case DType::F32:
-    return 4;
-  case DType::I64:
-  case DType::Index:
-    return 8;
-  case DType::I1:
-    return 1;
-  }
-  return 4;
-}
-
 std::unique_ptr<StepModel> makeStepModel(const Schedule &schedule, bool trace) {
   if (schedule.isLayerPipelined())
     return std::make_unique<PipelineModel>(schedule, trace);

@@ -45,6 +45,22 @@ Storage storageOf(DType t) {
   return Storage::F32;
 }
 
+double elementBytes(DType t) {
+  switch (t) {
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::F32:
+    return 4;
+  case DType::I64:
+  case DType::Index:
+    return 8;
+  case DType::I1:
+    return 1;
+  }
+  return 4;
+}
+
 size_t storageBytes(Storage s) {
   switch (s) {
   case Storage::F32: return 4;

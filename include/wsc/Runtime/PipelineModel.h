@@ -108,9 +108,6 @@ private:
 /// PipelineModel (layer pipelined). `trace` false keeps no trace events.
 std::unique_ptr<StepModel> makeStepModel(const Schedule &schedule, bool trace = true);
 
-/// Bytes of one element of `t` on the wafer (f16/bf16 2, f32 4, i64 8, i1 1).
-double elementBytes(DType t);
-
 } // namespace wsc::rt
 
 #endif // WSC_RUNTIME_PIPELINEMODEL_H

@@ -24,6 +24,9 @@ std::optional<DType> parseDType(const std::string &name);
 const char *dtypeName(DType t);
 Storage storageOf(DType t);
 size_t storageBytes(Storage s);
+/// Bytes of one element of `t` on the wafer or a wire (f16/bf16 2, f32 4,
+/// i64 8, i1 1), whatever its host storage.
+double elementBytes(DType t);
 inline bool isFloat(DType t) {
   return t == DType::F32 || t == DType::F16 || t == DType::BF16;
 }
