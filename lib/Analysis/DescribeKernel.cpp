@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 #include <map>
 #include <tuple>
@@ -289,11 +290,50 @@ void Describer::joinParametersAndGradients() {
     }
 }
 
-/// The body argument `value` is read from, through transposes and reshapes.
+/// True when `op` only copies its one input, each result element read
+/// from one input element at a permuted, possibly reversed index
+/// (`c - d`): the exporter's flipped and transposed filter of a
+/// convolution's data gradient.
+static bool isPermutingCopy(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op->getNumResults() != 1 ||
+      op.getNumReductionLoops() != 0 || op->getNumRegions() != 1)
+    return false;
+  Block &block = op->getRegion(0).front();
+  auto yield = llvm::dyn_cast<linalg::YieldOp>(block.getTerminator());
+  if (!yield || block.getOperations().size() != 1 || yield->getNumOperands() != 1 ||
+      yield->getOperand(0) != block.getArgument(0))
+    return false;
+  AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!out.isPermutation() || in.getNumResults() != in.getNumDims())
+    return false;
+  llvm::SmallBitVector seen(in.getNumDims());
+  for (AffineExpr expr : in.getResults()) {
+    // `d` or `c - d` (that is, `d * -1 + c`).
+    if (auto add = llvm::dyn_cast<AffineBinaryOpExpr>(expr);
+        add && add.getKind() == AffineExprKind::Add && llvm::isa<AffineConstantExpr>(add.getRHS()))
+      expr = add.getLHS();
+    if (auto mul = llvm::dyn_cast<AffineBinaryOpExpr>(expr);
+        mul && mul.getKind() == AffineExprKind::Mul)
+      if (auto c = llvm::dyn_cast<AffineConstantExpr>(mul.getRHS()); c && c.getValue() == -1)
+        expr = mul.getLHS();
+    auto dim = llvm::dyn_cast<AffineDimExpr>(expr);
+    if (!dim || seen.test(dim.getPosition()))
+      return false;
+    seen.set(dim.getPosition());
+  }
+  return true;
+}
+
+/// The body argument `value` is read from, through transposes, flips and
+/// reshapes.
 Value Describer::traceToArgument(Value value) const {
   while (Operation *def = value.getDefiningOp()) {
+    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(def);
     if (auto transpose = llvm::dyn_cast<linalg::TransposeOp>(def))
       value = transpose.getInput();
+    else if (linalgOp && isPermutingCopy(linalgOp))
+      value = linalgOp.getDpsInputOperand(0)->get();
     else if (llvm::isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::CastOp>(def))
       value = def->getOperand(0);
     else
@@ -447,11 +487,13 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
   // Windows: `out * stride + window` reads of the main op.
   DenseMap<unsigned, int64_t> halo;
   DenseSet<unsigned> window;
+  bool slides = false; // a 1x1 convolution's unit window has no atoms
   for (AffineMap map : main.getIndexingMapsArray())
     for (AffineExpr expr : map.getResults()) {
       IndexedLoop read = indexedLoop(expr, iterators);
       if (!read.window)
         continue;
+      slides = true;
       for (unsigned atom : atomsOfLoop(*read.window))
         window.insert(atom);
       for (unsigned atom : atomsOfLoop(*read.loop))
@@ -511,7 +553,7 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
   // Roles and names.
   model::KernelDesc desc;
   desc.name = kernel.getKernelName().str();
-  bool conv = !window.empty();
+  bool conv = slides;
   desc.kind = conv ? model::KernelKind::Conv2d
               : tier >= 2 ? model::KernelKind::Linear
               : tier == 1 ? model::KernelKind::BatchedMatmul
