@@ -58,6 +58,29 @@ std::vector<int64_t> batchFactors(int64_t batch, int64_t columns) {
   return all.size() > 12 ? powers : all;
 }
 
+/// True when `mapping` puts `dim` (or a factor of it) on an axis.
+bool mapsDim(const Layout &mapping, const std::string &dim) {
+  for (const auto *axis : {&mapping.x, &mapping.y})
+    for (const std::string &name : *axis)
+      if (baseDim(name) == dim)
+        return true;
+  return false;
+}
+
+/// True when a channel dim that `shares` splits over more than one PE is
+/// on no axis of `tensor`'s layout: the tensor is copied to each channel
+/// group. (Other dims a tensor lacks, such as the features an elementwise
+/// broadcast adds, are charged nowhere; see docs/Layouts.md.)
+bool lacksSplitChannel(const KernelDesc &kernel, const std::vector<AxisShare> &shares,
+                       const Layout &tensor) {
+  for (const AxisShare &s : shares) {
+    const IterDim *d = kernel.dim(baseDim(s.dim));
+    if (s.pes > 1 && d && d->role == DimRole::Channel && !mapsDim(tensor, d->name))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -225,12 +248,7 @@ public:
     std::vector<std::string> features = activationFeatures();
 
     if (kernel.kind == KernelKind::Conv2d) {
-      std::vector<std::string> spatial = withRole(DimRole::Spatial, 2);
-      if (spatial.size() == 2) // Figure 26: width over x, batch x height over y
-        add("fig26", {spatial[1]}, concat(batch, {spatial[0]}));
-      std::vector<std::string> channels = reducedWithRole(DimRole::Channel);
-      if (!channels.empty()) // Figure 15's rule with channels as features
-        add("channels", channels, concat(batch, spatial));
+      addConvolution(batch);
     } else {
       if (!features.empty())
         add("fig15", features, tokens);
@@ -274,18 +292,64 @@ private:
     return a;
   }
 
-  std::vector<std::string> withRole(DimRole role, size_t limit) const {
+  /// Figure 26 (width over x, batch x height over y) and Figure 15's rule
+  /// with the summed channels as features, extended to the PEs they leave
+  /// idle: where the width does not fill the columns, the summed channels
+  /// (or groups of samples) sit beside it on x; where the rows are not
+  /// filled, the kept channels (outputs, a pooling's channels) sit before
+  /// them on y. A split of the summed channels costs a reduction, one of the
+  /// kept channels a copy of the input per group (evaluate).
+  void addConvolution(const std::vector<std::string> &batch) {
+    std::vector<std::string> spatial = withRole(DimRole::Spatial, 2);
+    std::vector<std::string> summed = channelsWhere(true), kept = channelsWhere(false);
+    if (spatial.size() == 2) {
+      std::vector<std::string> rows = concat(batch, {spatial[0]});
+      add("fig26", {spatial[1]}, rows);
+      bool columnsLeft = size({spatial[1]}) < context.pesX();
+      bool rowsLeft = size(rows) < context.pesY();
+      if (columnsLeft && !summed.empty())
+        add("fig26+ci", concat(summed, {spatial[1]}), rows);
+      if (rowsLeft && !kept.empty())
+        add("fig26+co", {spatial[1]}, concat(kept, rows));
+      if (columnsLeft && rowsLeft && !summed.empty() && !kept.empty())
+        add("fig26+ci+co", concat(summed, {spatial[1]}), concat(kept, rows));
+      if (columnsLeft && !batch.empty()) {
+        const std::string &n = batch[0];
+        for (int64_t k : batchFactors(kernel.dim(n)->size, context.pesX()))
+          if (k < kernel.dim(n)->size)
+            add("fig26 " + n + ":" + std::to_string(k), {outerFactor(n), spatial[1]},
+                {innerFactor(n), spatial[0]}, k);
+      }
+    }
+    if (!summed.empty()) {
+      std::vector<std::string> rows = concat(batch, spatial);
+      add("channels", summed, rows);
+      if (size(rows) < context.pesY() && !kept.empty())
+        add("channels+co", summed, concat(kept, rows));
+    }
+  }
+
+  /// The product of the sizes of `dims`.
+  int64_t size(const std::vector<std::string> &dims) const {
+    int64_t product = 1;
+    for (const std::string &name : dims)
+      product *= kernel.dim(name)->size;
+    return product;
+  }
+
+  /// The channel dims that are summed (`reduced`) or kept.
+  std::vector<std::string> channelsWhere(bool reduced) const {
     std::vector<std::string> found;
     for (const IterDim &d : kernel.dims)
-      if (d.role == role && found.size() < limit)
+      if (d.role == DimRole::Channel && d.reduced == reduced)
         found.push_back(d.name);
     return found;
   }
 
-  std::vector<std::string> reducedWithRole(DimRole role) const {
+  std::vector<std::string> withRole(DimRole role, size_t limit) const {
     std::vector<std::string> found;
     for (const IterDim &d : kernel.dims)
-      if (d.role == role && d.reduced)
+      if (d.role == role && found.size() < limit)
         found.push_back(d.name);
     return found;
   }
@@ -453,8 +517,9 @@ Evaluation evaluate(const KernelDesc &kernel, const Candidate &candidate,
       if (!d || !d->reduced)
         continue;
       ring *= s.pes;
-      for (const auto &pair : kernel.scatter)
-        scatters |= pair.second == base;
+      // A reduce-scatter needs the result dim free to land on this axis.
+      for (const auto &[resultDim, contracted] : kernel.scatter)
+        scatters |= contracted == base && !mapsDim(mapping, resultDim);
     }
     if (ring > 1) {
       double passes = scatters || resultsLeave ? 1 : 2;
@@ -471,6 +536,24 @@ Evaluation evaluate(const KernelDesc &kernel, const Candidate &candidate,
       double hops = (p.layout.x.empty() ? space.pesX : 0) + (p.layout.y.empty() ? space.pesY : 0);
       cycles.broadcast += double(p.tile.bytes) / linkBytes + hops;
     }
+
+  // A resident operand lacking a channel dim the mapping splits (a
+  // convolution's input under split output channels) is copied to every
+  // channel group along that axis: a multicast of its tile.
+  for (size_t i = 0; i < kernel.operands.size(); ++i) {
+    const TensorPlacement &p = eval.operands[i];
+    if (p.streamed)
+      continue;
+    for (bool isX : {true, false}) {
+      int64_t used = isX ? space.pesX : space.pesY;
+      int64_t held = (isX ? p.layout.x : p.layout.y).empty() ? 1
+                     : isX                                 ? p.tile.pesX
+                                                           : p.tile.pesY;
+      int64_t copies = used / std::max<int64_t>(held, 1);
+      if (copies > 1 && lacksSplitChannel(kernel, isX ? space.xShares : space.yShares, p.layout))
+        cycles.broadcast += double(p.tile.bytes) / linkBytes + double(copies);
+    }
+  }
 
   // Halos: a split spatial dim needs `halo` neighbour slices of each
   // resident operand holding it.

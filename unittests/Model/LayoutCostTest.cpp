@@ -205,11 +205,114 @@ TEST(LayoutCost, Figure26SpatialForWideShallowConvolutions) {
 }
 
 TEST(LayoutCost, ChannelsForDeepNarrowConvolutions) {
-  // 2048 -> 2048 channels at 7 x 7: only 392 PEs have a pixel each.
-  LayoutPlan plan = chooseLayout(conv2dForward("conv", 8, 2048, 2048, 7, 7, 3), LayoutContext{});
-  ASSERT_EQ(chosenLabel(plan), "channels");
-  EXPECT_EQ(plan.kernels[0].chosen.results[0].layout.str(),
+  // 2048 -> 2048 channels at 7 x 7: only 392 PEs have a pixel each. Of the
+  // two classic candidates, channels over x wins by far; splitting the
+  // output channels over the 528 rows it leaves idle (issue #18) beats both.
+  LayoutContext c;
+  KernelDesc conv = conv2dForward("conv", 8, 2048, 2048, 7, 7, 3);
+  Evaluation channels = evaluateLabel(conv, c, "channels");
+  EXPECT_EQ(channels.results[0].layout.str(),
             "dims=[n,co,h,w] x=[co] y=[n,h,w] pes=924x392 tiling=uneven");
+  EXPECT_LT(channels.cycles.total(), evaluateLabel(conv, c, "fig26").cycles.total() / 100);
+  LayoutPlan plan = chooseLayout(conv, c);
+  ASSERT_TRUE(plan.feasible);
+  const Evaluation &chosen = plan.kernels[0].chosen;
+  EXPECT_NE(chosen.candidate.label.find("+co"), std::string::npos) << chosen.candidate.label;
+  EXPECT_LT(chosen.cycles.total(), channels.cycles.total());
+}
+
+TEST(LayoutCost, ChannelSplitsUseTheWaferForSmallFeatureMaps) {
+  // The issue's example: a 16 x 16 map at batch 1 (64 -> 64 channels)
+  // under Figure 26 spans 256 PEs, each holding every channel.
+  LayoutContext c;
+  KernelDesc conv = conv2dForward("conv", 1, 64, 64, 16, 16, 3);
+  Evaluation fig26 = evaluateLabel(conv, c, "fig26");
+  EXPECT_EQ(fig26.operands[0].tile.pesX * fig26.operands[0].tile.pesY, 256);
+  LayoutPlan plan = chooseLayout(conv, c);
+  ASSERT_TRUE(plan.feasible);
+  const Evaluation &chosen = plan.kernels[0].chosen;
+  EXPECT_NE(chosen.candidate.label, "fig26");
+  EXPECT_NE(chosen.candidate.label, "channels");
+  // More PEs hold the input, each a smaller tile, and the step is faster.
+  const TileInfo &in = chosen.operands[0].tile;
+  EXPECT_GT(in.pesX * in.pesY, 10 * 256);
+  EXPECT_LT(in.bytes, fig26.operands[0].tile.bytes);
+  EXPECT_LT(chosen.cycles.total(), fig26.cycles.total());
+}
+
+TEST(LayoutCost, ChannelSplitsChargeTheirFabricTraffic) {
+  LayoutContext c;
+  KernelDesc conv = conv2dForward("conv", 1, 64, 64, 16, 16, 3);
+  Evaluation fig26 = evaluateLabel(conv, c, "fig26");
+  // Summed channels beside the width: partial sums around a ring of
+  // 64 columns, landing spread by the output channels (one pass).
+  Evaluation ci = evaluateLabel(conv, c, "fig26+ci");
+  EXPECT_EQ(ci.candidate.mapping.x, (std::vector<std::string>{"ci", "w"}));
+  EXPECT_EQ(ci.results[0].layout.x, (std::vector<std::string>{"co", "w"}));
+  EXPECT_DOUBLE_EQ(fig26.cycles.reduce, 0);
+  // Partial sums per PE: all 64 output channels x 1 x 2 pixels (16 rows;
+  // 16 columns over the 14 each channel group gets), FP16, ring of 64.
+  EXPECT_DOUBLE_EQ(ci.cycles.reduce, 64.0 * 1 * 2 * 2 / 4 + 64);
+  // Kept channels before the rows: each of the 57 output-channel groups
+  // (920 / 16 rows) needs the whole input tile: a multicast on top of the
+  // weight piece's.
+  Evaluation co = evaluateLabel(conv, c, "fig26+co");
+  EXPECT_EQ(co.candidate.mapping.y, (std::vector<std::string>{"co", "n", "h"}));
+  EXPECT_EQ(co.operands[0].layout.y, (std::vector<std::string>{"n", "h"}));
+  const TileInfo &in = co.operands[0].tile;
+  const TileInfo &w = co.operands[1].tile;
+  EXPECT_DOUBLE_EQ(co.cycles.broadcast,
+                   (w.bytes / 4.0 + 16) + (in.bytes / 4.0 + 64 * 16 / 16.0));
+  EXPECT_DOUBLE_EQ(co.cycles.reduce, 0);
+}
+
+TEST(LayoutCost, NoChannelSplitsWhereTheImageFillsTheWafer) {
+  // 1024 x 1024 pixels fill both axes: channel splits are not candidates.
+  LayoutContext c;
+  std::vector<Candidate> all = candidates(conv2dForward("conv", 1, 16, 16, 1024, 1024, 3), c);
+  for (const char *label : {"fig26+ci", "fig26+co", "fig26+ci+co", "channels+co"})
+    EXPECT_EQ(find(all, label), nullptr) << label;
+}
+
+TEST(LayoutCost, ChannelSplitCandidatesVerify) {
+  // Every conv candidate, and each tensor's restriction of it, is a legal
+  // layout of its shape (the algebra's verifier), exact or uneven.
+  LayoutContext c;
+  for (const KernelDesc &conv : {conv2dForward("a", 4, 64, 128, 16, 16, 3),
+                                 conv2dForward("b", 8, 2048, 2048, 7, 7, 3),
+                                 conv2dForward("c", 1, 3, 64, 224, 224, 7)})
+    for (const Candidate &cand : candidates(conv, c)) {
+      EXPECT_TRUE(verifyStructure(cand.mapping).empty()) << cand.label;
+      Evaluation e = evaluate(conv, cand, c);
+      for (const auto *list : {&e.operands, &e.results})
+        for (size_t i = 0; i < list->size(); ++i) {
+          const TensorPlacement &p = (*list)[i];
+          const TensorUse &t = list == &e.operands ? conv.operands[i] : conv.results[i];
+          std::vector<std::string> errors = verify(p.layout, conv.shapeOf(t), t.elementBytes, 0);
+          EXPECT_TRUE(errors.empty()) << conv.name << " " << cand.label << " " << p.name << ": "
+                                      << (errors.empty() ? "" : errors.front());
+        }
+    }
+}
+
+TEST(LayoutCost, PoolingSplitsItsChannelsWhenTheMapIsSmall) {
+  // A 2x2 max-pool of 256 channels at 8 x 8, batch 2: no weight, no sum
+  // over channels; its channels go before the rows.
+  KernelDesc pool;
+  pool.name = "pool";
+  pool.kind = KernelKind::Conv2d;
+  pool.dims = {{"n", 2, DimRole::Batch},        {"c", 256, DimRole::Channel},
+               {"h", 8, DimRole::Spatial, false, 1}, {"w", 8, DimRole::Spatial, false, 1},
+               {"kh", 2, DimRole::Window, true},     {"kw", 2, DimRole::Window, true}};
+  pool.operands = {{"x", {"n", "c", "h", "w"}, 2}};
+  pool.results = {{"y", {"n", "c", "h", "w"}, 2}};
+  LayoutContext c;
+  LayoutPlan plan = chooseLayout(pool, c);
+  ASSERT_TRUE(plan.feasible);
+  EXPECT_EQ(chosenLabel(plan), "fig26+co");
+  EXPECT_EQ(plan.kernels[0].chosen.operands[0].layout.y,
+            (std::vector<std::string>{"c", "n", "h"}));
+  EXPECT_LT(plan.kernels[0].chosen.sramBytes, evaluateLabel(pool, c, "fig26").sramBytes);
 }
 
 TEST(LayoutCost, Figure17BackwardSplitsH1OverX) {
