@@ -7,7 +7,7 @@ JOBS   ?= 2
 OUT    ?= $(BUILD)/demo
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs test-coverage test-layering bench docs clean
+.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs test-coverage test-layering test-install test-package package bench docs clean
 
 all: build
 
@@ -40,7 +40,8 @@ demo: build
 	    --data $(OUT)/batches.safetensors --steps 20 --trace $(OUT)/lp.trace.json
 
 test: build
-	$(MAKE) --no-print-directory test-layering test-unit test-lit test-python test-docs test-coverage
+	$(MAKE) --no-print-directory test-layering test-unit test-lit test-python test-docs test-coverage \
+	    test-install test-package
 
 test-unit:
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
@@ -62,6 +63,19 @@ test-docs:
 # docs/Coverage.md must match what the exporter's tables generate now.
 test-coverage:
 	$(PYTHON) -m wsc._export.coverage --check docs/Coverage.md
+
+# Installed as MLIR is: an out-of-tree project builds against `cmake --install`'s
+# tree with find_package(WSC) (examples/standalone-consumer), and the Debian
+# package's tools run from a dpkg -x root.
+test-install: build
+	scripts/test-install.sh install $(BUILD)
+
+test-package: package
+	scripts/test-install.sh package $(BUILD)
+
+# A Debian package (CPack, cmake/WSCPackage.cmake) in $(BUILD)/package.
+package: build
+	cd $(BUILD) && cpack --config CPackConfig.cmake
 
 test-python:
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) -m pytest -q python/tests

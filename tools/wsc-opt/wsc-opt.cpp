@@ -13,6 +13,8 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "../common/QuietDiagnostics.h"
 
@@ -20,6 +22,9 @@ int main(int argc, char **argv) {
   std::vector<char *> args = wsc::tools::withQuietDiagnostics(argc, argv);
   argc = static_cast<int>(args.size());
   argv = args.data();
+  // `--version` also names this build of wsc, after the LLVM it uses.
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "wsc version " WSC_VERSION "\n"; });
   mlir::registerAllPasses();
   mlir::wsc::registerPipelines();
   mlir::DialectRegistry registry;
