@@ -113,7 +113,8 @@ struct IndexedLoop {
   std::optional<unsigned> loop, window;
 };
 
-IndexedLoop indexedLoop(AffineExpr expr, ArrayRef<utils::IteratorType> iterators) {
+IndexedLoop indexedLoop(AffineExpr expr, ArrayRef<utils::IteratorType> iterators,
+                        ArrayRef<int64_t> ranges) {
   if (auto dim = llvm::dyn_cast<AffineDimExpr>(expr))
     return {dim.getPosition(), std::nullopt};
   auto add = llvm::dyn_cast<AffineBinaryOpExpr>(expr);
@@ -133,6 +134,11 @@ IndexedLoop indexedLoop(AffineExpr expr, ArrayRef<utils::IteratorType> iterators
   auto isReduction = [&](unsigned d) { return iterators[d] == utils::IteratorType::reduction; };
   if (isReduction(*a) == isReduction(*b))
     return {};
+  // The window is the shorter loop: summed in a convolution, kept in its
+  // weight gradient, which sums over the output positions instead.
+  if (ranges[*a] != ranges[*b] && !ShapedType::isDynamic(ranges[*a]) &&
+      !ShapedType::isDynamic(ranges[*b]))
+    return ranges[*a] < ranges[*b] ? IndexedLoop{b, a} : IndexedLoop{a, b};
   return isReduction(*a) ? IndexedLoop{b, a} : IndexedLoop{a, b};
 }
 
@@ -197,7 +203,7 @@ void Describer::followBody() {
         Value tied = linalgOp.isDpsInit(&operand) ? Value(linalgOp.getTiedOpResult(&operand))
                                                   : Value();
         for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-          IndexedLoop read = indexedLoop(expr, iterators);
+          IndexedLoop read = indexedLoop(expr, iterators, ranges);
           if (!read.loop || !followed(operand.get(), i))
             continue;
           unsigned loop = loops[{&op, *read.loop}];
@@ -490,7 +496,7 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
   bool slides = false; // a 1x1 convolution's unit window has no atoms
   for (AffineMap map : main.getIndexingMapsArray())
     for (AffineExpr expr : map.getResults()) {
-      IndexedLoop read = indexedLoop(expr, iterators);
+      IndexedLoop read = indexedLoop(expr, iterators, ranges);
       if (!read.window)
         continue;
       slides = true;

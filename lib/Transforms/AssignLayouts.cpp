@@ -9,6 +9,7 @@
 
 #include "wsc/Analysis/DescribeKernel.h"
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/StepSram.h"
 #include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
 
@@ -38,6 +39,17 @@ struct Planned {
   /// Otherwise, why its layouts are kept (given, or defaults).
   std::string kept;
 };
+
+/// "result #1 of 'conv1.fwd'" or "conversion to 'conv2.fwd'".
+std::string describeValue(Value value) {
+  if (auto kernel = value.getDefiningOp<KernelOp>())
+    return "result #" + std::to_string(llvm::cast<OpResult>(value).getResultNumber()) +
+           " of '" + kernel.getKernelName().str() + "'";
+  for (Operation *user : value.getUsers())
+    if (auto kernel = llvm::dyn_cast<KernelOp>(user))
+      return "conversion for '" + kernel.getKernelName().str() + "'";
+  return "a converted value";
+}
 
 /// A report's first line as a remark, its other lines (one per tensor) as
 /// notes attached to it.
@@ -117,6 +129,7 @@ private:
   LogicalResult choose(ArrayRef<Planned *> chain);
   void writeChosen(Planned &planned, const model::KernelReport &chosen);
   void insertConversions(func::FuncOp func);
+  LogicalResult checkStepFits(func::FuncOp func);
 };
 
 /// Checks explicitly given layouts against their tensors' shapes, the
@@ -373,7 +386,37 @@ LogicalResult AssignLayoutsPass::assign(func::FuncOp func, const BatchDims &batc
   if (failed(flush()))
     return failure();
   insertConversions(func);
-  return success();
+  return checkStepFits(func);
+}
+
+/// The whole step must fit PE SRAM as each kernel does: the values live at
+/// the step's peak (activations kept for the backward pass among them).
+/// An error at the kernel where the peak occurs, or a warning under
+/// allow-sram-overflow.
+LogicalResult AssignLayoutsPass::checkStepFits(func::FuncOp func) {
+  StepSramPeak peak = stepSramPeak(func, *dims, localBatch, target);
+  if (peak.bytes <= target.sramPerPe)
+    return success();
+  auto kernel = llvm::cast<KernelOp>(peak.at);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "the step's live values need " << peak.bytes << " bytes per PE at kernel '"
+     << kernel.getKernelName() << "', " << (peak.bytes - target.sramPerPe)
+     << " bytes over the " << target.sramPerPe << "-byte PE SRAM (" << peak.live.size()
+     << " values live";
+  // The largest few by name; the notes (or the remark) list them all.
+  for (auto [i, live] : llvm::enumerate(ArrayRef(peak.live).take_front(3)))
+    os << (i ? ", " : ": ") << describeValue(live.value) << " " << live.bytes << " B";
+  os << (peak.live.size() > 3 ? ", ...)" : ")");
+  if (allowSramOverflow) {
+    reportWarning(func->getParentOfType<ModuleOp>(), kernel.getLoc(), text);
+    return success();
+  }
+  InFlightDiagnostic diag = kernel.emitError(text);
+  for (const LiveValue &live : peak.live)
+    diag.attachNote(live.value.getLoc())
+        << describeValue(live.value) << ": " << live.bytes << " bytes per PE";
+  return diag;
 }
 
 } // namespace

@@ -1,0 +1,55 @@
+//===- StepSram.h - the step's peak of live bytes per PE ---------*- C++ -*-===//
+//
+// Each kernel's layouts fit PE SRAM one kernel at a time; the step must fit
+// too. Values a kernel leaves in SRAM (its results, in their result
+// layouts; converted copies) stay live until their last use, so the
+// activations the backward pass reads are held from the forward kernel
+// that made them. This is the same count as the emulator's report
+// (`peak_sram_per_pe_bytes`: the schedule's values, live from definition to
+// last use), at a given per-system batch so that a caller can ask whether
+// the step fits at a smaller one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSC_ANALYSIS_STEPSRAM_H
+#define WSC_ANALYSIS_STEPSRAM_H
+
+#include "wsc/Analysis/BatchDims.h"
+#include "wsc/Model/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::wsc {
+
+struct LiveValue {
+  Value value;
+  int64_t bytes = 0; ///< per PE
+};
+
+struct StepSramPeak {
+  int64_t bytes = 0;             ///< the peak of live bytes per PE
+  Operation *at = nullptr;       ///< the op (a kernel) where it first occurs
+  SmallVector<LiveValue> live;   ///< the values live there, largest first
+};
+
+/// True when `value` leaves the wafer as it is made and never occupies
+/// SRAM: a weight gradient (returned as `wsc.grad`, or reduced by SwarmX).
+bool streamsOut(Value value);
+
+/// Bytes per PE `value` takes in SRAM under `layout` (on the target's grid,
+/// as the schedule states it), its batch dim at `localBatch` samples; 0
+/// for a value that streams out.
+int64_t residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
+                           int64_t localBatch, const ::wsc::model::TargetSpec &target);
+
+/// The peak over `func`'s ops of the bytes per PE of the values live there:
+/// each kernel result with a result layout and each layout conversion's
+/// output, from the op that defines it to its last use (a returned value:
+/// to the end; a gradient streams out and takes none). `localBatch`
+/// samples per system.
+StepSramPeak stepSramPeak(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
+                          const ::wsc::model::TargetSpec &target);
+
+} // namespace mlir::wsc
+
+#endif // WSC_ANALYSIS_STEPSRAM_H

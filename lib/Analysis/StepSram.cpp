@@ -1,0 +1,102 @@
+//===- StepSram.cpp - the step's peak of live bytes per PE ----------------===//
+
+#include "wsc/Analysis/StepSram.h"
+
+#include "wsc/Analysis/DescribeKernel.h"
+#include "wsc/Analysis/KernelCost.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::wsc;
+
+bool mlir::wsc::streamsOut(Value value) {
+  if (value.use_empty())
+    return false;
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (llvm::isa<ReduceOp>(user))
+      continue;
+    auto ret = llvm::dyn_cast<func::ReturnOp>(user);
+    auto func = ret ? ret->getParentOfType<func::FuncOp>() : func::FuncOp();
+    if (!func || !func.getResultAttr(use.getOperandNumber(), WSCDialect::getGradAttrName()))
+      return false;
+  }
+  return true;
+}
+
+int64_t mlir::wsc::residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
+                                      int64_t localBatch,
+                                      const ::wsc::model::TargetSpec &target) {
+  auto l = llvm::dyn_cast_or_null<LayoutAttr>(layout);
+  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  if (!l || !type || !type.hasStaticShape() || streamsOut(value))
+    return 0;
+  ::wsc::model::Tile tile = tileOf(
+      localShape(type, dims.lookup(value), dims.getGlobalBatch(), localBatch), l, target);
+  return tile.elementsPerPe * elementBytes(value);
+}
+
+StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
+                                     int64_t localBatch,
+                                     const ::wsc::model::TargetSpec &target) {
+  StepSramPeak peak;
+  if (func.isDeclaration())
+    return peak;
+  Block &body = func.getBody().front();
+  DenseMap<Operation *, int64_t> position;
+  for (Operation &op : body)
+    position[&op] = int64_t(position.size());
+  const int64_t end = int64_t(position.size());
+
+  // Each resident value: its bytes, where it is defined and last used.
+  struct Interval {
+    LiveValue value;
+    int64_t def, last;
+  };
+  SmallVector<Interval> resident;
+  auto add = [&](Value value, Attribute layout) {
+    int64_t bytes = residentBytesPerPe(value, layout, dims, localBatch, target);
+    if (bytes <= 0)
+      return;
+    int64_t def = position.lookup(value.getDefiningOp()), last = def;
+    for (Operation *user : value.getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (!top)
+        continue;
+      last = std::max(last, llvm::isa<func::ReturnOp>(top) ? end - 1 : position.lookup(top));
+    }
+    resident.push_back({{value, bytes}, def, last});
+  };
+  for (Operation &op : body) {
+    if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
+      if (std::optional<ArrayAttr> layouts = kernel.getResultLayouts())
+        for (auto [result, layout] : llvm::zip(kernel.getResults(), *layouts))
+          add(result, layout);
+    } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
+      add(convert.getOutput(), convert.getTo());
+    }
+  }
+
+  // The live sum at each kernel; the first maximum wins.
+  for (Operation &op : body) {
+    if (!llvm::isa<KernelOp>(op))
+      continue;
+    int64_t at = position.lookup(&op), bytes = 0;
+    for (const Interval &i : resident)
+      if (i.def <= at && at <= i.last)
+        bytes += i.value.bytes;
+    if (bytes <= peak.bytes)
+      continue;
+    peak.bytes = bytes;
+    peak.at = &op;
+    peak.live.clear();
+    for (const Interval &i : resident)
+      if (i.def <= at && at <= i.last)
+        peak.live.push_back(i.value);
+  }
+  llvm::stable_sort(peak.live, [](const LiveValue &a, const LiveValue &b) {
+    return a.bytes > b.bytes;
+  });
+  return peak;
+}
