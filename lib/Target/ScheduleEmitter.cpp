@@ -10,6 +10,7 @@
 #include "ScheduleReport.h"
 #include "wsc/Analysis/KernelCost.h"
 #include "wsc/Analysis/RaggedDims.h"
+#include "wsc/Analysis/StepSram.h"
 #include "wsc/Schedule/Format.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -180,7 +181,8 @@ json::Object Emitter::describe(Value value, Attribute layout) {
     layoutJson[key::layout::kPesX] = tile.pesX;
     layoutJson[key::layout::kPesY] = tile.pesY;
     entry[key::value::kLayout] = std::move(layoutJson);
-    entry[key::value::kSramBytesPerPe] = tile.elementsPerPe * 4;
+    // The count wsc-assign-layouts checks the step's peak with.
+    entry[key::value::kSramBytesPerPe] = residentBytesPerPe(value, l, dims, localBatch, target);
   }
   return entry;
 }
