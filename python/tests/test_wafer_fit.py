@@ -1,0 +1,50 @@
+"""The whole step must fit PE SRAM (issue #18 part 2): the report's
+`peak_sram_per_pe_bytes` is never over the target's SRAM without a
+compile-time warning, and without allow_sram_overflow such a step does not
+compile."""
+import pytest
+import torch
+from torch import nn
+
+import wsc
+import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from wsc.compiler import CompileError
+
+SRAM = 49152  # the CS-2's bytes per PE, which a scaled-down grid keeps
+
+
+def _mlp():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(256, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(),
+                         nn.Linear(2048, 10))
+
+
+def _compile(grid, **options):
+    model = _mlp()
+    x, y = torch.randn(16, 256), torch.randint(0, 10, (16,))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    prog = wsc.compile(model, nn.CrossEntropyLoss(), opt, x, y, mode="weight_streaming",
+                       stream_dtype="f32", grid=grid, **options)
+    prog.step(x, y)
+    return prog
+
+
+def test_a_peak_over_sram_is_never_silent():
+    # 16 x 2048 activations kept for the backward pass on a 2 x 2 grid.
+    report = _compile((2, 2), allow_sram_overflow=True).report()
+    peak = report["last_step"]["peak_sram_per_pe_bytes"]
+    assert peak > SRAM
+    step = [w for w in report["warnings"] if "the step's live values need" in w]
+    assert step, report["warnings"]
+    assert f"over the {SRAM}-byte PE SRAM" in step[0]
+
+
+def test_a_step_over_sram_does_not_compile():
+    with pytest.raises(CompileError, match="PE SRAM"):
+        _compile((2, 2))
+
+
+def test_a_step_that_fits_reports_a_peak_within_sram():
+    report = _compile((64, 64)).report()
+    assert report["warnings"] == []
+    assert 0 < report["last_step"]["peak_sram_per_pe_bytes"] <= SRAM
