@@ -34,39 +34,30 @@ def test_this_tree_is_layered(tree):
     assert result.returncode == 0, result.stderr
 
 
-def test_runtime_including_a_pass_header_fails(tree):
-    prepend(tree / "lib" / "Runtime" / "Random.cpp", '#include "wsc/Transforms/Passes.h"')
+@pytest.mark.parametrize("path, line, message", [
+    ("lib/Runtime/Random.cpp", '#include "wsc/Transforms/Passes.h"',
+     "lib/Runtime/Random.cpp:1: Runtime may not include 'wsc/Transforms/Passes.h'"),
+    ("include/wsc/Support/DType.h", '#include "mlir/IR/Value.h"',
+     "include/wsc/Support/DType.h:1: Support is plain C++"),
+    ("lib/Analysis/KernelCost.cpp", '#include "wsc/Transforms/Passes.h"',
+     "Analysis may not include 'wsc/Transforms/Passes.h'"),
+])
+def test_a_forbidden_include_fails(tree, path, line, message):
+    prepend(tree / path, line)
     result = check(tree)
     assert result.returncode == 1
-    assert ("lib/Runtime/Random.cpp:1: Runtime may not include 'wsc/Transforms/Passes.h'"
-            in result.stderr)
+    assert message in result.stderr
 
 
-def test_plain_cpp_including_mlir_fails(tree):
-    prepend(tree / "include" / "wsc" / "Support" / "DType.h", '#include "mlir/IR/Value.h"')
+@pytest.mark.parametrize("path, link, message", [
+    ("lib/Target/CMakeLists.txt", "target_link_libraries(MLIRWSCTarget PRIVATE WSCRuntime)",
+     "MLIRWSCTarget (Target) may not link WSCRuntime (Runtime)"),
+    ("lib/Runtime/CMakeLists.txt", "target_link_libraries(WSCRuntime PRIVATE MLIR)",
+     "WSCRuntime (Runtime) is plain C++ and may not link MLIR"),
+])
+def test_a_forbidden_link_fails(tree, path, link, message):
+    cmake = tree / path
+    cmake.write_text(cmake.read_text() + "\n" + link + "\n")
     result = check(tree)
     assert result.returncode == 1
-    assert "include/wsc/Support/DType.h:1: Support is plain C++" in result.stderr
-
-
-def test_analysis_including_transforms_fails(tree):
-    prepend(tree / "lib" / "Analysis" / "KernelCost.cpp", '#include "wsc/Transforms/Passes.h"')
-    result = check(tree)
-    assert result.returncode == 1
-    assert "Analysis may not include 'wsc/Transforms/Passes.h'" in result.stderr
-
-
-def test_target_linking_the_runtime_fails(tree):
-    cmake = tree / "lib" / "Target" / "CMakeLists.txt"
-    cmake.write_text(cmake.read_text() + "\ntarget_link_libraries(MLIRWSCTarget PRIVATE WSCRuntime)\n")
-    result = check(tree)
-    assert result.returncode == 1
-    assert "MLIRWSCTarget (Target) may not link WSCRuntime (Runtime)" in result.stderr
-
-
-def test_runtime_linking_mlir_fails(tree):
-    cmake = tree / "lib" / "Runtime" / "CMakeLists.txt"
-    cmake.write_text(cmake.read_text() + "\ntarget_link_libraries(WSCRuntime PRIVATE MLIR)\n")
-    result = check(tree)
-    assert result.returncode == 1
-    assert "WSCRuntime (Runtime) is plain C++ and may not link MLIR" in result.stderr
+    assert message in result.stderr
