@@ -260,7 +260,8 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
 
     The candidates (Figure 15: features over x, batch and sequence over y;
     Figure 16: the batch split over both axes; Figure 26: a convolution's
-    width over x, batch and height over y; ...) are costed by per-PE
+    width over x, batch and height over y, with its channels or samples
+    split over the PEs a small map leaves idle; ...) are costed by per-PE
     compute, ring reductions, weight broadcasts and halos on the kernel's
     PEs (its `rect`, else the wafer of `#wsc.target`). A candidate whose
     tiles overflow PE SRAM is never taken; when none fits the pass fails at
@@ -278,6 +279,13 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     the PE SRAM (`wsc::model::verify`). Where a producer's result layout
     distributes a tensor differently from its consumer's operand layout, a
     `wsc.layout_convert` is inserted.
+
+    Then the whole step must fit: the step's peak of live bytes per PE
+    (kernel results in their layouts and converted copies, from definition
+    to last use, so the activations kept for the backward pass count;
+    gradients stream out) is checked against PE SRAM. Over it, the pass
+    fails at the kernel where the peak occurs, naming the values live there
+    and the excess; with `allow-sram-overflow` it warns into the report.
 
     ```mlir
     // 4 x 2048 tokens, 12288 -> 12288 features on the CS-2: Figure 15.
@@ -300,7 +308,7 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
            "emit a remark per kernel with its layouts, per-PE tiles and SRAM">,
     Option<"allowSramOverflow", "allow-sram-overflow", "bool", /*default=*/"false",
            "when no layout of a kernel fits in PE SRAM, warn and take the smallest "
-           "instead of failing">,
+           "instead of failing; when the step's peak does not fit, warn">,
   ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
