@@ -53,5 +53,7 @@ def build_report(schedule: dict, masks: dict, last_step: Optional[dict]) -> dict
         "placement": {k["layer"]: {"region": k["region"], **k["lp"]}
                       for k in kernels if "region" in k},
         "placement_summary": compiler["placement_summary"],
+        # Micro-batching: the size each system's batch runs in, and why.
+        "micro_batch": compiler.get("micro_batch", ""),
         "last_step": dict(last_step) if last_step else None,
     }

@@ -7,6 +7,7 @@
 
 // CHECK-LABEL: "function": "full"
 // CHECK:      "report": {
+// CHECK-NEXT:   "micro_batch": "",
 // CHECK-NEXT:   "mode_reason": "weight_streaming: the model does not fit one wafer",
 // CHECK-NEXT:   "placement_summary": "",
 // CHECK-NEXT:   "vts_decision": "off: no sequence mask",
@@ -30,6 +31,7 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>,
 // No report from the passes: the section is there, empty.
 // CHECK-LABEL: "function": "none"
 // CHECK:      "report": {
+// CHECK-NEXT:   "micro_batch": "",
 // CHECK-NEXT:   "mode_reason": "",
 // CHECK-NEXT:   "placement_summary": "",
 // CHECK-NEXT:   "vts_decision": "",

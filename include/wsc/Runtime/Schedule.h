@@ -296,6 +296,7 @@ struct ScheduleReport {
   std::string modeReason;       // the execution mode and why
   std::string vtsDecision;      // variable tensor shape: on, off, and why
   std::string placementSummary; // where the kernels went on the wafer
+  std::string microBatch;       // the micro-batch size chosen, and why
   std::vector<std::string> warnings;
 };
 

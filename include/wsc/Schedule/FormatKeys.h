@@ -19,6 +19,10 @@ inline constexpr char kKind[] = "kind";
 inline constexpr char kMode[] = "mode";
 inline constexpr char kSystems[] = "systems";
 inline constexpr char kGlobalBatch[] = "global_batch";
+/// Samples per micro-batch on each system (optional; absent: the whole
+/// per-system batch at once). Gradients accumulate over a system's
+/// micro-batches and the update runs once per step.
+inline constexpr char kMicroBatchSize[] = "micro_batch_size";
 inline constexpr char kStreamDType[] = "stream_dtype";
 inline constexpr char kGradientDType[] = "gradient_dtype";
 inline constexpr char kTarget[] = "target";
@@ -236,6 +240,7 @@ namespace report {
 inline constexpr char kModeReason[] = "mode_reason";
 inline constexpr char kVtsDecision[] = "vts_decision";
 inline constexpr char kPlacementSummary[] = "placement_summary";
+inline constexpr char kMicroBatch[] = "micro_batch";
 inline constexpr char kWarnings[] = "warnings";
 } // namespace report
 

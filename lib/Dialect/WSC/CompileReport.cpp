@@ -16,6 +16,8 @@ StringRef mlir::wsc::getReportEntryName(ReportEntry entry) {
     return "vts";
   case ReportEntry::Placement:
     return "placement";
+  case ReportEntry::MicroBatch:
+    return "micro_batch";
   }
   llvm_unreachable("unknown report entry");
 }

@@ -497,6 +497,8 @@ void FileParser::parseReport(const JsonReader &r) {
     report.vtsDecision = vts->asString();
   if (auto placement = r.optional(key::report::kPlacementSummary))
     report.placementSummary = placement->asString();
+  if (auto microBatch = r.optional(key::report::kMicroBatch))
+    report.microBatch = microBatch->asString();
   if (auto warnings = r.optional(key::report::kWarnings)) {
     warnings->requireArray();
     for (size_t i = 0; i < warnings->size(); ++i)

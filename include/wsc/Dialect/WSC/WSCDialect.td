@@ -64,6 +64,9 @@ def WSC_Dialect : Dialect {
     /// Module: the compile report for the schedule (a dictionary of
     /// `mode`, `vts`, `placement` strings and a `warnings` array).
     static ::llvm::StringLiteral getReportAttrName() { return "wsc.report"; }
+    /// Module: samples per micro-batch on each system (i64), set by the
+    /// micro-batch choice; absent: the whole per-system batch at once.
+    static ::llvm::StringLiteral getMicroBatchAttrName() { return "wsc.micro_batch"; }
     /// Argument: the index of a model input (i64).
     static ::llvm::StringLiteral getInputAttrName() { return "wsc.input"; }
     /// Argument: the index of a label (i64).
