@@ -10,6 +10,33 @@
 using namespace mlir;
 using namespace mlir::wsc;
 
+/// True when everything `arg`, a kernel body argument, flows into is
+/// yielded as kernel results that stream out: a partial gradient the kernel
+/// adds to (a tied weight's), which MemoryX would sum as both stream in.
+static bool onlyFeedsStreamedResults(KernelOp kernel, BlockArgument arg) {
+  auto yield = llvm::cast<YieldOp>(kernel.getBodyBlock().getTerminator());
+  SmallVector<Value> work{arg};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (value.use_empty())
+      return false;
+    for (OpOperand &use : value.getUses()) {
+      if (use.getOwner() == yield) {
+        if (!streamsOut(kernel.getResult(use.getOperandNumber())))
+          return false;
+        continue;
+      }
+      if (use.getOwner()->getNumResults() == 0)
+        return false;
+      llvm::append_range(work, use.getOwner()->getResults());
+    }
+  }
+  return true;
+}
+
 bool mlir::wsc::streamsOut(Value value) {
   if (value.use_empty())
     return false;
@@ -17,6 +44,18 @@ bool mlir::wsc::streamsOut(Value value) {
     Operation *user = use.getOwner();
     if (llvm::isa<ReduceOp>(user))
       continue;
+    // Converted on its way out, or added to by a kernel whose sum streams out.
+    if (auto convert = llvm::dyn_cast<LayoutConvertOp>(user)) {
+      if (streamsOut(convert.getOutput()))
+        continue;
+      return false;
+    }
+    if (auto kernel = llvm::dyn_cast<KernelOp>(user)) {
+      if (onlyFeedsStreamedResults(kernel,
+                                   kernel.getBodyBlock().getArgument(use.getOperandNumber())))
+        continue;
+      return false;
+    }
     auto ret = llvm::dyn_cast<func::ReturnOp>(user);
     auto func = ret ? ret->getParentOfType<func::FuncOp>() : func::FuncOp();
     if (!func || !func.getResultAttr(use.getOperandNumber(), WSCDialect::getGradAttrName()))

@@ -39,3 +39,29 @@ func.func @gradient_streams_out(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) ->
   }
   return %1, %0 : tensor<8x1024xf32>, tensor<8x1024xf32>
 }
+
+// -----
+
+// A tied weight's partial gradient: "a"'s gradient is added to in "c",
+// whose sum streams out. Partials are summed as they stream out, so "a"'s
+// result takes no SRAM while "b" runs: "b" alone at 32 kB fits. (The same
+// result feeding anything else stays resident: @step_overflows.)
+// OVERFLOW-LABEL: func.func @partial_gradient_streams_out
+// OVERFLOW-NOT: warning
+func.func @partial_gradient_streams_out(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) -> (tensor<8x1024xf32>, tensor<8x1024xf32> {wsc.grad = "w"}) {
+  %0 = wsc.kernel "a" layer("a") phase(<backward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    wsc.yield %a : tensor<8x1024xf32>
+  }
+  %1 = wsc.kernel "b" layer("b") phase(<backward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    wsc.yield %a : tensor<8x1024xf32>
+  }
+  %2 = wsc.kernel "c" layer("c") phase(<backward>) (%0, %x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>, #wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>]} : (tensor<8x1024xf32>, tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%g: tensor<8x1024xf32>, %a: tensor<8x1024xf32>):
+    %e = tensor.empty() : tensor<8x1024xf32>
+    %s = linalg.add ins(%g, %a : tensor<8x1024xf32>, tensor<8x1024xf32>) outs(%e : tensor<8x1024xf32>) -> tensor<8x1024xf32>
+    wsc.yield %s : tensor<8x1024xf32>
+  }
+  return %1, %2 : tensor<8x1024xf32>, tensor<8x1024xf32>
+}

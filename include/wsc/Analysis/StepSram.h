@@ -33,7 +33,9 @@ struct StepSramPeak {
 };
 
 /// True when `value` leaves the wafer as it is made and never occupies
-/// SRAM: a weight gradient (returned as `wsc.grad`, or reduced by SwarmX).
+/// SRAM: a weight gradient (returned as `wsc.grad`, or reduced by SwarmX),
+/// also when converted on its way, or when a later kernel only adds to it
+/// (a tied weight's partial gradients are summed as they stream out).
 bool streamsOut(Value value);
 
 /// Bytes per PE `value` takes in SRAM under `layout` (on the target's grid,
