@@ -25,6 +25,14 @@ using namespace mlir::wsc;
   return spec;
 }
 
+int64_t mlir::wsc::samplesOnWafer(ModuleOp module, int64_t globalBatch, int64_t systems) {
+  int64_t shard = largestShard(globalBatch, systems);
+  auto micro = module->getAttrOfType<IntegerAttr>(WSCDialect::getMicroBatchAttrName());
+  if (!micro || micro.getInt() < 1)
+    return shard;
+  return std::min(shard, micro.getInt());
+}
+
 std::vector<int64_t> mlir::wsc::localShape(ShapedType type,
                                            std::optional<int64_t> batchDim,
                                            int64_t globalBatch, int64_t localBatch) {

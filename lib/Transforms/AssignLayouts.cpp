@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AssignLayouts.h"
+
 #include "wsc/Analysis/DescribeKernel.h"
 #include "wsc/Analysis/KernelCost.h"
 #include "wsc/Analysis/StepSram.h"
@@ -61,21 +63,19 @@ void emitReport(Location loc, StringRef text) {
     remark.attachNote() << line.trim();
 }
 
-struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLayoutsPass> {
-  using Base::Base;
+/// Chooses and writes the layouts of one function's kernels.
+class LayoutAssigner {
+public:
+  LayoutAssigner(func::FuncOp func, const LayoutAssignOptions &options)
+      : assignOptions(options), mlirContext(func.getContext()),
+        targetAttr(TargetAttr::lookup(func->getParentOfType<ModuleOp>())),
+        target(toTargetSpec(targetAttr)) {}
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    targetAttr = TargetAttr::lookup(module);
-    target = toTargetSpec(targetAttr);
-    for (auto func : module.getOps<func::FuncOp>()) {
-      FailureOr<BatchDims> dims = BatchDims::compute(func);
-      if (failed(dims) || failed(assign(func, *dims)))
-        return signalPassFailure();
-    }
-  }
+  LogicalResult assign(func::FuncOp func, const BatchDims &batchDims, int64_t samples);
 
 private:
+  const LayoutAssignOptions &assignOptions;
+  MLIRContext *mlirContext;
   TargetAttr targetAttr;
   model::TargetSpec target;
   const BatchDims *dims = nullptr;
@@ -121,7 +121,6 @@ private:
                          elementBytes(value));
   }
 
-  LogicalResult assign(func::FuncOp func, const BatchDims &batchDims);
   LogicalResult verifyGiven(KernelOp kernel);
   void keepLayouts(Planned &planned);
   std::optional<std::pair<int64_t, int64_t>> chainLink(const Planned &producer,
@@ -134,7 +133,7 @@ private:
 
 /// Checks explicitly given layouts against their tensors' shapes, the
 /// kernel's PEs and the PE SRAM: the cost model's verifier's messages.
-LogicalResult AssignLayoutsPass::verifyGiven(KernelOp kernel) {
+LogicalResult LayoutAssigner::verifyGiven(KernelOp kernel) {
   auto check = [&](std::optional<ArrayAttr> layouts, ValueRange values,
                    StringRef what) -> LogicalResult {
     if (!layouts)
@@ -164,14 +163,14 @@ LogicalResult AssignLayoutsPass::verifyGiven(KernelOp kernel) {
 }
 
 /// Fills the layouts a kept kernel lacks with defaults.
-void AssignLayoutsPass::keepLayouts(Planned &planned) {
+void LayoutAssigner::keepLayouts(Planned &planned) {
   KernelOp kernel = planned.op;
   auto pes = pesOf(kernel);
   auto defaults = [&](ValueRange values) {
     SmallVector<Attribute> layouts;
     for (Value value : values)
       layouts.push_back(defaultLayoutOf(value, pes));
-    return ArrayAttr::get(&getContext(), layouts);
+    return ArrayAttr::get(mlirContext, layouts);
   };
   if (!kernel.getOperandLayouts())
     kernel.setOperandLayoutsAttr(defaults(kernel.getInputs()));
@@ -179,7 +178,7 @@ void AssignLayoutsPass::keepLayouts(Planned &planned) {
     kernel.setResultLayoutsAttr(defaults(kernel.getResults()));
   LLVM_DEBUG(llvm::dbgs() << kernel.getKernelName() << ": layouts kept (" << planned.kept
                           << ")\n");
-  if (!report)
+  if (!assignOptions.report)
     return;
   std::string tensors;
   int64_t sram = 0;
@@ -207,7 +206,7 @@ void AssignLayoutsPass::keepLayouts(Planned &planned) {
 /// The chain link from `producer` to `consumer`: consumer's first described
 /// operand (its activation input) is producer's described result.
 std::optional<std::pair<int64_t, int64_t>>
-AssignLayoutsPass::chainLink(const Planned &producer, const Planned &consumer) const {
+LayoutAssigner::chainLink(const Planned &producer, const Planned &consumer) const {
   const KernelDescription &from = *producer.description, &to = *consumer.description;
   if (pesOf(producer.op) != pesOf(consumer.op) || to.desc.operands.empty() ||
       to.desc.operands.front().streamed)
@@ -229,7 +228,7 @@ AssignLayoutsPass::chainLink(const Planned &producer, const Planned &consumer) c
 }
 
 /// Tensor layout attributes from the chosen mapping.
-void AssignLayoutsPass::writeChosen(Planned &planned, const model::KernelReport &chosen) {
+void LayoutAssigner::writeChosen(Planned &planned, const model::KernelReport &chosen) {
   KernelOp kernel = planned.op;
   auto pes = pesOf(kernel);
   std::map<std::string, int64_t> sizes;
@@ -243,7 +242,7 @@ void AssignLayoutsPass::writeChosen(Planned &planned, const model::KernelReport 
       if (tensor.use >= 0)
         own = tensorDimsLayout(placed[tensor.use].layout, tensor, sizes);
       if (own) {
-        layouts.push_back(LayoutAttr::get(&getContext(), *own));
+        layouts.push_back(LayoutAttr::get(mlirContext, *own));
         continue;
       }
       if (tensor.use >= 0)
@@ -252,7 +251,7 @@ void AssignLayoutsPass::writeChosen(Planned &planned, const model::KernelReport 
                                 << " has no form over the tensor's dims; default layout\n");
       layouts.push_back(defaultLayoutOf(value, pes));
     }
-    return ArrayAttr::get(&getContext(), layouts);
+    return ArrayAttr::get(mlirContext, layouts);
   };
   const KernelDescription &d = *planned.description;
   kernel.setOperandLayoutsAttr(write(d.inputs, kernel.getInputs(), chosen.chosen.operands));
@@ -264,11 +263,11 @@ void AssignLayoutsPass::writeChosen(Planned &planned, const model::KernelReport 
                       Twine(target.sramPerPe) + "-byte PE SRAM; took the smallest (" +
                       chosen.chosen.candidate.label + "), which needs " +
                       Twine(chosen.chosen.sramBytes) + " bytes per PE");
-  if (report)
+  if (assignOptions.report)
     emitReport(kernel.getLoc(), chosen.str());
 }
 
-LogicalResult AssignLayoutsPass::choose(ArrayRef<Planned *> chain) {
+LogicalResult LayoutAssigner::choose(ArrayRef<Planned *> chain) {
   std::vector<model::KernelDesc> descs;
   for (size_t k = 0; k < chain.size(); ++k) {
     descs.push_back(chain[k]->description->desc);
@@ -283,7 +282,7 @@ LogicalResult AssignLayoutsPass::choose(ArrayRef<Planned *> chain) {
   context.target = target;
   context.width = pes.first;
   context.height = pes.second;
-  context.overflowToSmallest = allowSramOverflow;
+  context.overflowToSmallest = assignOptions.allowSramOverflow;
   model::LayoutPlan plan = model::chooseLayouts(descs, context, &caches[pes]);
   if (!plan.feasible)
     return mlir::emitError(chain[plan.errorKernel]->op.getLoc()) << plan.error;
@@ -294,7 +293,7 @@ LogicalResult AssignLayoutsPass::choose(ArrayRef<Planned *> chain) {
 
 /// Where a consumer wants an operand in another distribution than its
 /// producer left it in (names aside), convert it first.
-void AssignLayoutsPass::insertConversions(func::FuncOp func) {
+void LayoutAssigner::insertConversions(func::FuncOp func) {
   func.walk([&](KernelOp kernel) {
     for (OpOperand &operand : kernel->getOpOperands()) {
       auto wanted = llvm::dyn_cast<LayoutAttr>(
@@ -327,9 +326,10 @@ void AssignLayoutsPass::insertConversions(func::FuncOp func) {
   });
 }
 
-LogicalResult AssignLayoutsPass::assign(func::FuncOp func, const BatchDims &batchDims) {
+LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDims,
+                                     int64_t samples) {
   dims = &batchDims;
-  localBatch = largestShard(batchDims.getGlobalBatch(), target.systems);
+  localBatch = samples;
   DescribeOptions options;
   options.localBatch = localBatch;
   options.weightBytes = getByteWidth(targetAttr.getWeightDtype());
@@ -386,14 +386,14 @@ LogicalResult AssignLayoutsPass::assign(func::FuncOp func, const BatchDims &batc
   if (failed(flush()))
     return failure();
   insertConversions(func);
-  return checkStepFits(func);
+  return assignOptions.checkStep ? checkStepFits(func) : success();
 }
 
 /// The whole step must fit PE SRAM as each kernel does: the values live at
 /// the step's peak (activations kept for the backward pass among them).
 /// An error at the kernel where the peak occurs, or a warning under
 /// allow-sram-overflow.
-LogicalResult AssignLayoutsPass::checkStepFits(func::FuncOp func) {
+LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
   StepSramPeak peak = stepSramPeak(func, *dims, localBatch, target);
   if (peak.bytes <= target.sramPerPe)
     return success();
@@ -408,7 +408,7 @@ LogicalResult AssignLayoutsPass::checkStepFits(func::FuncOp func) {
   for (auto [i, live] : llvm::enumerate(ArrayRef(peak.live).take_front(3)))
     os << (i ? ", " : ": ") << describeValue(live.value) << " " << live.bytes << " B";
   os << (peak.live.size() > 3 ? ", ...)" : ")");
-  if (allowSramOverflow) {
+  if (assignOptions.allowSramOverflow) {
     reportWarning(func->getParentOfType<ModuleOp>(), kernel.getLoc(), text);
     return success();
   }
@@ -419,4 +419,31 @@ LogicalResult AssignLayoutsPass::checkStepFits(func::FuncOp func) {
   return diag;
 }
 
+} // namespace
+
+LogicalResult mlir::wsc::assignLayouts(func::FuncOp func, const BatchDims &dims,
+                                       int64_t localBatch, const LayoutAssignOptions &options) {
+  return LayoutAssigner(func, options).assign(func, dims, localBatch);
+}
+
+namespace {
+struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLayoutsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    LayoutAssignOptions options;
+    options.report = report;
+    options.allowSramOverflow = allowSramOverflow;
+    int64_t systems = TargetAttr::lookup(module).getSystems();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      FailureOr<BatchDims> dims = BatchDims::compute(func);
+      if (failed(dims) ||
+          failed(assignLayouts(func, *dims,
+                               samplesOnWafer(module, dims->getGlobalBatch(), systems),
+                               options)))
+        return signalPassFailure();
+    }
+  }
+};
 } // namespace

@@ -33,6 +33,8 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCSyncBatchStatistics());
   pm.addPass(createWSCFormKernels());
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
+  // Before the layouts, which are chosen for the micro-batch.
+  pm.addPass(createWSCMicroBatch(WSCMicroBatchOptions{options.microBatch}));
   pm.addPass(createWSCAssignLayouts(
       WSCAssignLayoutsOptions{/*report=*/false, options.allowSramOverflow}));
   pm.addPass(createWSCPlaceKernels(

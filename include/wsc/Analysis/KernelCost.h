@@ -71,6 +71,10 @@ inline int64_t largestShard(int64_t globalBatch, int64_t systems) {
   return globalBatch ? (globalBatch + systems - 1) / systems : 0;
 }
 
+/// Samples a system holds on the wafer at once: the module's
+/// `wsc.micro_batch` when set (at most the shard), else its whole shard.
+int64_t samplesOnWafer(ModuleOp module, int64_t globalBatch, int64_t systems);
+
 } // namespace mlir::wsc
 
 #endif // WSC_ANALYSIS_KERNELCOST_H

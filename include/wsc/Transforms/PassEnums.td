@@ -42,4 +42,16 @@ def WSC_TargetPreset : I32Enum<"TargetPreset",
   let cppNamespace = "::mlir::wsc";
 }
 
+def WSC_MicroBatchMode : I32Enum<"MicroBatchMode",
+    "how a weight-streaming step splits each system's batch", [
+  // The whole per-system batch at once: no wsc.micro_batch.
+  I32EnumCase<"None", 0, "none">,
+  // The fitting size with the best modeled step time (wsc-micro-batch).
+  I32EnumCase<"Auto", 1, "auto">,
+  // As auto, with a remark per candidate size.
+  I32EnumCase<"Explore", 2, "explore">
+]> {
+  let cppNamespace = "::mlir::wsc";
+}
+
 #endif // WSC_TRANSFORMS_PASSENUMS_TD

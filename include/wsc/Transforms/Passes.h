@@ -6,7 +6,8 @@
 #include "mlir/Pass/Pass.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 
-#include "wsc/Transforms/PassEnums.h.inc"
+#include "wsc/Transforms/MicroBatchOption.h"
+#include "wsc/Transforms/PassEnums.h"
 
 namespace mlir::wsc {
 
@@ -61,6 +62,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "allow-sram-overflow",
       llvm::cl::desc("warn instead of failing when no layout of a kernel fits in PE SRAM"),
       llvm::cl::init(false)};
+  Option<MicroBatchChoice> microBatch{
+      *this, "micro-batch",
+      llvm::cl::desc("weight streaming: run each system's batch in micro-batches of N "
+                     "samples, or auto (the fitting size with the best modeled step), "
+                     "explore (auto, with a remark per candidate) or none (the whole batch)"),
+      llvm::cl::init(MicroBatchChoice{})};
   Option<double> expectedValidFraction{
       *this, "expected-valid-fraction",
       llvm::cl::desc("valid-token fraction of typical batches: decides vts=auto and "
@@ -70,7 +77,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 
 /// Adds the whole compile pipeline (inline private helpers, import
 /// third-party linalg input, legalize, attach target, VTS, synchronize batch
-/// statistics, form kernels, select mode, assign layouts, place layers if
+/// statistics, form kernels, select mode, choose the micro-batch (weight
+/// streaming), assign layouts, place layers if
 /// layer-pipelined, lower to weight streams or resident weights, cleanup).
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options);
 

@@ -246,6 +246,54 @@ def WSCSelectMode : Pass<"wsc-select-mode", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
 
+def WSCMicroBatch : Pass<"wsc-micro-batch", "::mlir::ModuleOp"> {
+  let summary = "Choose the micro-batch each system runs its batch in";
+  let description = [{
+    Weight streaming only (a layer-pipelined module is left alone, with a
+    remark when a size was asked for: its pipeline already runs one sample
+    at a time). Each system's batch, ceil(B / systems) samples for the
+    global batch B, runs as micro-batches of `m` samples, the last one
+    possibly smaller; the weights stream in again for each micro-batch and
+    its gradients accumulate in MemoryX, which applies the update once per
+    step (docs/MicroBatching.md). Sets the module's `wsc.micro_batch = m`,
+    which wsc-assign-layouts chooses layouts for and the schedule carries as
+    `micro_batch_size`, and records the decision in the compile report.
+
+    - `none`: the whole batch at once; no attribute (as before).
+    - `N`: `N` samples. More than the per-system batch is moved to it, with
+      a remark; a value that is not a positive number fails option parsing.
+    - `auto`: for each candidate size (the powers of two up to the
+      per-system batch and the even splits ceil(b / 2^k) of it), the layouts
+      are chosen on a copy of the step at that size; a size fits when every
+      kernel's layouts and the step's peak of live bytes fit PE SRAM. Of the
+      sizes that fit, the one with the least modeled step time is taken. When
+      none fits, 1 is, and wsc-assign-layouts reports what does not fit at
+      that size and by how much.
+    - `explore`: as `auto`, with a remark per candidate: the modeled step,
+      its compute, stream and accumulation parts, the peak SRAM per PE and
+      the bytes streamed (or why it does not fit).
+
+    The modeled step at size `m`, with `n` = ceil(b / m) micro-batches, adds
+    per micro-batch and kernel the longer of its compute (KernelCost's
+    cycles at that micro-batch's size, in the layouts chosen for `m`) and
+    its streams (the weights it reads at the stream dtype in, the gradients
+    it makes at the gradient dtype out, each over the system's I/O link),
+    and the MemoryX additions accumulating n gradients.
+
+    ```mlir
+    // wsc-opt --wsc-micro-batch=micro-batch=auto  (global batch 16, one system)
+    // remark: micro-batch 8 of 16 per system (auto): ...
+    module attributes {wsc.micro_batch = 8 : i64, ...} { ... }
+    ```
+  }];
+  let options = [
+    Option<"microBatch", "micro-batch", "::mlir::wsc::MicroBatchChoice",
+           /*default=*/"::mlir::wsc::MicroBatchChoice{}",
+           "auto, explore, none, or a number of samples N">,
+  ];
+  let dependentDialects = ["::mlir::wsc::WSCDialect"];
+}
+
 def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "Choose each kernel's data layouts with the layout cost model";
   let description = [{

@@ -1,0 +1,36 @@
+//===- AssignLayouts.h - choose a function's kernel layouts -----*- C++ -*-===//
+//
+// wsc-assign-layouts' work as a function, so that the micro-batch choice
+// can choose layouts for each candidate size on a copy of the step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSC_LIB_TRANSFORMS_ASSIGNLAYOUTS_H
+#define WSC_LIB_TRANSFORMS_ASSIGNLAYOUTS_H
+
+#include "wsc/Analysis/BatchDims.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::wsc {
+
+struct LayoutAssignOptions {
+  /// A remark per kernel: its layouts, per-PE tiles and SRAM.
+  bool report = false;
+  /// Warn (and take the smallest layout) instead of failing when a kernel
+  /// or the step does not fit PE SRAM.
+  bool allowSramOverflow = false;
+  /// Check the step's peak of live bytes against PE SRAM.
+  bool checkStep = true;
+};
+
+/// Chooses the layouts of `func`'s kernels for `localBatch` samples on each
+/// system, writes them, and inserts the conversions between them. Fails
+/// with a located error when a kernel (or, with `checkStep`, the step)
+/// does not fit.
+LogicalResult assignLayouts(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
+                            const LayoutAssignOptions &options);
+
+} // namespace mlir::wsc
+
+#endif // WSC_LIB_TRANSFORMS_ASSIGNLAYOUTS_H

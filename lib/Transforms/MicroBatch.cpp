@@ -1,0 +1,279 @@
+//===- MicroBatch.cpp - the micro-batch each system runs its batch in -----===//
+//
+// Weight streaming runs each system's batch shard as micro-batches that fit
+// the wafer, streaming the weights in again for each and accumulating the
+// gradients in MemoryX. `auto` chooses layouts for each candidate size on a
+// copy of the step (AssignLayouts.h), keeps the sizes whose kernels and
+// step peak fit PE SRAM, and takes the one with the least modeled step
+// time (docs/MicroBatching.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AssignLayouts.h"
+
+#include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/StepSram.h"
+#include "wsc/Dialect/WSC/CompileReport.h"
+#include "wsc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+namespace mlir::wsc {
+#define GEN_PASS_DEF_WSCMICROBATCH
+#include "wsc/Transforms/Passes.h.inc"
+} // namespace mlir::wsc
+
+using namespace mlir;
+using namespace mlir::wsc;
+namespace model = ::wsc::model;
+
+namespace {
+
+/// A time in the unit that reads best.
+std::string formatSeconds(double seconds) {
+  if (seconds < 1e-3)
+    return llvm::formatv("{0:F2} us", seconds * 1e6).str();
+  if (seconds < 1)
+    return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
+  return llvm::formatv("{0:F3} s", seconds).str();
+}
+
+/// What one kernel streams per micro-batch, whatever its size: the weights
+/// it reads in, the gradients it makes out.
+struct KernelStreams {
+  double inBytes = 0;
+  double outBytes = 0;
+  double gradientElements = 0;
+};
+
+/// One candidate micro-batch size, modeled.
+struct Candidate {
+  int64_t size = 0;
+  int64_t count = 0; ///< micro-batches per step
+  int64_t last = 0;  ///< samples in the last one
+  bool assigned = false;
+  bool fits = false;
+  std::string whyNot;
+  int64_t peakSram = 0; ///< the step's peak of live bytes per PE
+  double compute = 0, stream = 0, accumulate = 0, step = 0; ///< seconds
+  double streamedBytes = 0;
+
+  /// "step 1.20 us (compute ...), peak SRAM ... B/PE, streamed ... B".
+  std::string numbers(int64_t sramPerPe) const {
+    return llvm::formatv("modeled step {0} (compute {1}, stream {2}, accumulate {3}), "
+                         "peak SRAM {4} of {5} B/PE, streamed {6:F0} B",
+                         formatSeconds(step), formatSeconds(compute), formatSeconds(stream),
+                         formatSeconds(accumulate), peakSram, sramPerPe, streamedBytes)
+        .str();
+  }
+};
+
+struct MicroBatchPass : public mlir::wsc::impl::WSCMicroBatchBase<MicroBatchPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  model::TargetSpec target;
+  int64_t weightBytes = 2, gradientBytes = 4;
+
+  std::vector<KernelStreams> streamsOf(func::FuncOp func) const;
+  Candidate evaluate(ModuleOp module, int64_t size, int64_t batch,
+                     ArrayRef<KernelStreams> streams) const;
+  void modelTime(func::FuncOp func, const BatchDims &dims, ArrayRef<KernelStreams> streams,
+                 Candidate &candidate) const;
+};
+
+/// Per kernel in walk order: the parameters it reads stream in at the
+/// weight dtype, the gradients it returns stream out at the gradient dtype.
+std::vector<KernelStreams> MicroBatchPass::streamsOf(func::FuncOp func) const {
+  DenseSet<Value> gradients;
+  Operation *terminator = func.getBody().front().getTerminator();
+  for (auto [i, result] : llvm::enumerate(terminator->getOperands()))
+    if (func.getResultAttr(i, WSCDialect::getGradAttrName()))
+      gradients.insert(result);
+  auto elements = [](Value value) {
+    auto type = llvm::dyn_cast<ShapedType>(value.getType());
+    return type && type.hasStaticShape() ? double(type.getNumElements()) : 0.0;
+  };
+  std::vector<KernelStreams> streams;
+  func.walk([&](KernelOp kernel) {
+    KernelStreams s;
+    for (Value input : kernel.getInputs())
+      if (auto arg = llvm::dyn_cast<BlockArgument>(input))
+        if (func.getArgAttr(arg.getArgNumber(), WSCDialect::getParamAttrName()))
+          s.inBytes += elements(input) * double(weightBytes);
+    for (Value result : kernel.getResults())
+      if (gradients.contains(result)) {
+        s.gradientElements += elements(result);
+        s.outBytes += elements(result) * double(gradientBytes);
+      }
+    streams.push_back(s);
+  });
+  return streams;
+}
+
+/// Time per micro-batch: each kernel takes the longer of its compute and
+/// its streams (the next kernel's weights stream in while it computes, its
+/// gradients out on the other direction of the link). MemoryX adds each
+/// micro-batch's gradients after the first into the accumulated ones.
+void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
+                               ArrayRef<KernelStreams> streams, Candidate &c) const {
+  double latency =
+      double(model::swarmxLevels(target.systems, target.swarmxFanout)) * target.swarmxHopLatency;
+  // Sums over the kernels of one micro-batch of `size`, then of `last`.
+  double compute[2] = {0, 0}, busy[2] = {0, 0}, stream = 0, bytes = 0, gradientElements = 0;
+  size_t k = 0;
+  func.walk([&](KernelOp kernel) {
+    const KernelStreams &s = streams[k++];
+    double seconds = std::max(model::streamSeconds(s.inBytes, target),
+                              model::streamSeconds(s.outBytes, target));
+    if (s.inBytes + s.outBytes > 0)
+      seconds += latency;
+    stream += seconds;
+    bytes += s.inBytes + s.outBytes;
+    gradientElements += s.gradientElements;
+    for (int part = 0; part < (c.last == c.size ? 1 : 2); ++part) {
+      int64_t samples = part == 0 ? c.size : c.last;
+      double cycles = estimateKernel(kernel, dims, samples, target).cycles;
+      compute[part] += cycles / target.clockHz;
+      busy[part] += std::max(cycles / target.clockHz, seconds);
+    }
+  });
+  int64_t full = c.last == c.size ? c.count : c.count - 1;
+  c.compute = double(full) * compute[0] + compute[1];
+  c.stream = double(c.count) * stream;
+  c.accumulate = double(c.count - 1) * gradientElements / target.memxFlops;
+  c.step = double(full) * busy[0] + busy[1] + c.accumulate;
+  c.streamedBytes = double(c.count) * bytes;
+}
+
+/// Chooses layouts for `size` samples on a copy of the module and models
+/// the step there; the copy's diagnostics are kept from the user, the
+/// first error becomes the reason the size does not fit.
+Candidate MicroBatchPass::evaluate(ModuleOp module, int64_t size, int64_t batch,
+                                   ArrayRef<KernelStreams> streams) const {
+  Candidate c;
+  c.size = size;
+  c.count = (batch + size - 1) / size;
+  c.last = batch - (c.count - 1) * size;
+  OwningOpRef<ModuleOp> copy = module.clone();
+  (*copy)->setAttr(WSCDialect::getMicroBatchAttrName(),
+                   IntegerAttr::get(IntegerType::get(module.getContext(), 64), size));
+  func::FuncOp func = *copy->getOps<func::FuncOp>().begin();
+  FailureOr<BatchDims> dims = BatchDims::compute(func);
+  std::string firstError;
+  {
+    ScopedDiagnosticHandler capture(module.getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+        firstError = diag.str();
+      return success();
+    });
+    LayoutAssignOptions options;
+    options.checkStep = false;
+    c.assigned = succeeded(dims) && succeeded(assignLayouts(func, *dims, size, options));
+  }
+  if (!c.assigned) {
+    c.whyNot = firstError;
+    return c;
+  }
+  StepSramPeak peak = stepSramPeak(func, *dims, size, target);
+  c.peakSram = peak.bytes;
+  c.fits = peak.bytes <= target.sramPerPe;
+  if (!c.fits)
+    c.whyNot = llvm::formatv("the step's live values need {0} bytes per PE at kernel '{1}'",
+                             peak.bytes, llvm::cast<KernelOp>(peak.at).getKernelName())
+                   .str();
+  modelTime(func, *dims, streams, c);
+  return c;
+}
+
+void MicroBatchPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (microBatch.isNone())
+    return;
+  std::string asked = llvm::formatv("micro-batch={0}", microBatch.getValue()).str();
+  if (isLayerPipelined(module)) {
+    reportDecision(module, module.getLoc(), ReportEntry::MicroBatch,
+                   "none: " + asked + " is for weight streaming; layer-pipelined mode "
+                   "already runs one sample at a time through its pipeline");
+    return;
+  }
+  auto funcs = module.getOps<func::FuncOp>();
+  if (funcs.empty())
+    return;
+  func::FuncOp func = *funcs.begin();
+  FailureOr<BatchDims> dims = BatchDims::compute(func);
+  if (failed(dims))
+    return signalPassFailure();
+  TargetAttr targetAttr = TargetAttr::lookup(module);
+  target = toTargetSpec(targetAttr);
+  weightBytes = getByteWidth(targetAttr.getWeightDtype());
+  gradientBytes = getByteWidth(targetAttr.getGradientDtype());
+  int64_t batch = largestShard(dims->getGlobalBatch(), target.systems);
+  if (batch == 0) {
+    module.emitError(asked) << ": the step has no batch to split (no model input)";
+    return signalPassFailure();
+  }
+  auto choose = [&](int64_t size, const Twine &text) {
+    module->setAttr(WSCDialect::getMicroBatchAttrName(),
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64), size));
+    reportDecision(module, module.getLoc(), ReportEntry::MicroBatch,
+                   llvm::formatv("micro-batch {0} of {1} per system ", size, batch) + text);
+  };
+
+  if (microBatch.isFixed()) {
+    int64_t size = microBatch.size;
+    if (size <= batch)
+      return choose(size, "(forced)");
+    emitRemark(module.getLoc())
+        << asked << " is more than the " << batch << " samples each system runs; moved to "
+        << batch;
+    return choose(batch, llvm::formatv("(forced {0}, moved to the whole batch)", size));
+  }
+
+  // The powers of two, and the even splits: the smallest size for each
+  // number 2^k of micro-batches, so a batch that is not a power of two
+  // is not left with a short last micro-batch only.
+  std::set<int64_t, std::greater<int64_t>> sizes;
+  for (int64_t p = 1; p <= batch; p *= 2) {
+    sizes.insert(p);
+    sizes.insert((batch + p - 1) / p);
+  }
+  std::vector<KernelStreams> streams = streamsOf(func);
+  bool explore = microBatch.mode == MicroBatchMode::Explore;
+  std::vector<Candidate> candidates;
+  const Candidate *best = nullptr;
+  for (int64_t size : sizes)
+    candidates.push_back(evaluate(module, size, batch, streams));
+  for (const Candidate &c : llvm::reverse(candidates)) {
+    if (explore) {
+      std::string line = llvm::formatv("candidate micro-batch {0}: {1} per step, the last of {2}",
+                                       c.size, c.count, c.last);
+      if (c.assigned)
+        line += "; " + c.numbers(target.sramPerPe);
+      if (!c.fits)
+        line += "; does not fit: " + c.whyNot;
+      emitRemark(module.getLoc()) << line;
+    }
+  }
+  // Largest first: a tie goes to fewer micro-batches.
+  for (const Candidate &c : candidates)
+    if (c.fits && (!best || c.step < best->step))
+      best = &c;
+  std::string how = explore ? "(explore)" : "(auto)";
+  if (!best)
+    return choose(1, how + ": no candidate size fits PE SRAM; the smallest");
+  std::string text = how + ": " + best->numbers(target.sramPerPe);
+  const Candidate &whole = candidates.front();
+  if (best != &whole)
+    text += whole.fits ? "; the whole batch: " + whole.numbers(target.sramPerPe)
+                       : "; the whole batch does not fit: " + whole.whyNot;
+  choose(best->size, text);
+}
+
+} // namespace
