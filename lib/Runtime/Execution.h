@@ -49,22 +49,28 @@ public:
 
   /// Called once the systems hold the step's inputs, before its first step.
   virtual void startStep() {}
+  /// Called before each micro-batch's walk (0 .. schedule.microBatches() - 1;
+  /// always 0 without micro-batching), once the systems hold its inputs.
+  void startMicroBatch(int64_t k) { microBatch_ = k; }
   /// Runs schedule step `stepIndex` on the cluster.
   virtual void runStep(size_t stepIndex) = 0;
-  /// The step's loss from the systems' values of `lossValue`.
+  /// The (micro-batch's) loss from the systems' values of `lossValue`.
   virtual double loss(int lossValue) = 0;
   /// Models the step just run; `vts` is null without variable tensor shapes.
   virtual StepTiming simulateStep(const VtsController *vts) = 0;
 
 protected:
-  /// Every system runs a step on its own resident tensors.
+  /// Every system that holds samples runs a step on its own resident tensors.
   void runOnSystems(size_t stepIndex);
+  /// The last micro-batch of the step: accumulated gradients are applied.
+  bool lastMicroBatch() const { return microBatch_ + 1 == schedule_.microBatches(); }
   /// Throws: `stepIndex` is a step kind this mode never has.
   [[noreturn]] void notInMode(size_t stepIndex, const char *mode) const;
 
   const Schedule &schedule_;
   const Interpreter &interpreter_;
   std::vector<WaferSystem> &systems_;
+  int64_t microBatch_ = 0;
 };
 
 /// The Execution for the schedule's mode: one of the two below.

@@ -76,6 +76,10 @@ nlohmann::json stepTimingJson(const StepTiming &t) {
                       {"stream_s", t.streamS},   {"stall_s", t.stallS},
                       {"bytes_in", t.bytesIn},   {"bytes_out", t.bytesOut},
                       {"peak_sram_per_pe_bytes", t.peakSramPerPeBytes}};
+  if (t.microBatchSize > 0) {
+    j["micro_batches"] = t.microBatches;
+    j["micro_batch_size"] = t.microBatchSize;
+  }
   if (t.pipeline)
     j["pipeline"] = pipelineJson(*t.pipeline);
   if (t.vts)

@@ -68,6 +68,18 @@ std::vector<BatchShard> shardBatch(int64_t batch, int systems) {
   return shards;
 }
 
+BatchShard microBatchOf(const BatchShard &shard, int64_t size, int64_t k) {
+  const int64_t skip = std::min(shard.size, k * size);
+  return {shard.begin + skip, std::min(size, shard.size - skip)};
+}
+
+int64_t Schedule::microBatches() const {
+  if (!microBatchSize)
+    return 1;
+  const int64_t largest = (globalBatch + systems - 1) / systems; // the first shard
+  return (largest + *microBatchSize - 1) / *microBatchSize;
+}
+
 Schedule parseSchedule(const std::string &text, const std::string &source) {
   json doc;
   try {

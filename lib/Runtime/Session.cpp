@@ -9,13 +9,14 @@
 #include "wsc/Support/Error.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace wsc::rt {
 
 Session::Session(Schedule schedule) : schedule_(std::move(schedule)), interpreter_(schedule_) {
-  const std::vector<BatchShard> shards = shardBatch(schedule_.globalBatch, schedule_.systems);
+  shards_ = shardBatch(schedule_.globalBatch, schedule_.systems);
   for (int k = 0; k < schedule_.systems; ++k)
-    systems_.emplace_back(schedule_, interpreter_, k, shards[k]);
+    systems_.emplace_back(schedule_, interpreter_, k, shards_[k]);
   execution_ = makeExecution(schedule_, interpreter_, systems_);
   if (schedule_.vts)
     vts_ = std::make_unique<VtsController>(schedule_);
@@ -133,52 +134,74 @@ void Session::checkInputs(const std::vector<Tensor> &inputs) const {
   }
 }
 
-void Session::run(const std::vector<Tensor> &inputs) {
+void Session::run(const std::vector<Tensor> &inputs,
+                  const std::function<void()> &afterMicroBatch) {
   checkInputs(inputs);
   const std::vector<std::string> missing = parameters().missingWeights();
   if (!missing.empty())
     fail("no weights loaded for parameter '", missing[0], "'");
+  const int64_t count = schedule_.microBatches();
+  for (int64_t k = 0; k < count; ++k) {
+    for (size_t i = 0; i < systems_.size(); ++i) {
+      WaferSystem &sys = systems_[i];
+      sys.clear();
+      sys.setShard(schedule_.microBatchSize
+                       ? microBatchOf(shards_[i], *schedule_.microBatchSize, k)
+                       : shards_[i]);
+    }
+    placeInputs(inputs);
+    if (vts_) {
+      vts_->startStep();
+      for (const InputSpec &spec : schedule_.inputs)
+        vts_->noteMasks(spec.value, systems_);
+    }
+    if (k == 0)
+      execution_->startStep(); // the systems hold the inputs (sparse: requests go out)
+    execution_->startMicroBatch(k);
+    for (size_t si = 0; si < schedule_.steps.size(); ++si) {
+      if (vts_ && static_cast<int>(si) == schedule_.vts->firstStep)
+        vts_->decide(systems_);
+      execution_->runStep(si);
+      const Step &st = schedule_.steps[si];
+      if (vts_)
+        for (int id : st.results)
+          vts_->noteMasks(id, systems_);
+      for (int id : releaseAfter_[si])
+        for (WaferSystem &sys : systems_)
+          sys.release(id);
+    }
+    if (vts_ && !vts_->decided())
+      vts_->decide(systems_); // no VTS step ran: for the report only
+    afterMicroBatch();
+  }
+}
+
+void Session::placeInputs(const std::vector<Tensor> &inputs) {
   for (WaferSystem &sys : systems_) {
-    sys.clear();
+    if (sys.shard().size == 0)
+      continue;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const InputSpec &spec = schedule_.inputs[i];
       // Every system gets its samples of the batch (dim 0, each sample's
       // rows together: [batch * seq] labels have seq rows per sample).
       const int64_t rows = spec.shape[0] / schedule_.globalBatch;
-      Tensor shard = schedule_.systems == 1
+      Tensor shard = sys.shard().size == schedule_.globalBatch
                          ? inputs[i]
                          : sliceDim(inputs[i], 0, sys.shard().begin * rows,
                                     (sys.shard().begin + sys.shard().size) * rows);
       sys.setValue(spec.value, shard.withDType(spec.dtype));
     }
   }
+  // Draws are of the whole batch: each system takes its samples' part, so a
+  // sample draws the same numbers whatever the systems and micro-batches.
   for (const RandomSpec &spec : schedule_.randoms) {
     const ValueSpec &v = schedule_.values[spec.value];
     const DrawKey key{seed_, static_cast<uint64_t>(stepsRun_), spec.stream};
     for (WaferSystem &sys : systems_)
-      sys.setValue(spec.value, uniformShard(key, v.shape, v.batchDim, schedule_.globalBatch,
-                                            sys.shard().begin, sys.shard().size));
+      if (sys.shard().size > 0)
+        sys.setValue(spec.value, uniformShard(key, v.shape, v.batchDim, schedule_.globalBatch,
+                                              sys.shard().begin, sys.shard().size));
   }
-  if (vts_) {
-    vts_->startStep();
-    for (const InputSpec &spec : schedule_.inputs)
-      vts_->noteMasks(spec.value, systems_);
-  }
-  execution_->startStep();
-  for (size_t si = 0; si < schedule_.steps.size(); ++si) {
-    if (vts_ && static_cast<int>(si) == schedule_.vts->firstStep)
-      vts_->decide(systems_);
-    execution_->runStep(si);
-    const Step &st = schedule_.steps[si];
-    if (vts_)
-      for (int id : st.results)
-        vts_->noteMasks(id, systems_);
-    for (int id : releaseAfter_[si])
-      for (WaferSystem &sys : systems_)
-        sys.release(id);
-  }
-  if (vts_ && !vts_->decided())
-    vts_->decide(systems_); // no VTS step ran: for the report only
 }
 
 void Session::clearSystems() {
@@ -199,8 +222,11 @@ Tensor Session::randomDraw(size_t index, uint64_t step) const {
 double Session::step(const std::vector<Tensor> &inputs) {
   if (!schedule_.isTraining())
     fail("this is an inference schedule: use infer(), not step()");
-  run(inputs);
-  report_.loss = execution_->loss(schedule_.outputs[0].value);
+  // Micro-batches' losses add up like their gradients: each is its
+  // samples' share of the batch's loss.
+  double loss = 0;
+  run(inputs, [&] { loss += execution_->loss(schedule_.outputs[0].value); });
+  report_.loss = loss;
   report_.timing = execution_->simulateStep(vts_.get());
   clearSystems();
   ++stepsRun_;
@@ -210,18 +236,28 @@ double Session::step(const std::vector<Tensor> &inputs) {
 std::vector<Tensor> Session::infer(const std::vector<Tensor> &inputs) {
   if (schedule_.isTraining())
     fail("this is a training schedule: use step(), not infer()");
-  run(inputs);
+  // Per output: the systems' parts of each micro-batch, system-major, which
+  // is global batch order; a value without a batch dim from the first.
+  const size_t O = schedule_.outputs.size();
+  std::vector<std::vector<std::vector<Tensor>>> parts(
+      O, std::vector<std::vector<Tensor>>(systems_.size()));
+  run(inputs, [&] {
+    for (size_t o = 0; o < O; ++o)
+      for (size_t k = 0; k < systems_.size(); ++k)
+        if (systems_[k].shard().size > 0)
+          parts[o][k].push_back(systems_[k].value(schedule_.outputs[o].value).clone());
+  });
   std::vector<Tensor> outputs;
-  for (const OutputSpec &o : schedule_.outputs) {
-    const ValueSpec &v = schedule_.values[o.value];
-    if (!v.batchDim || schedule_.systems == 1) {
-      outputs.push_back(systems_[0].value(o.value).clone());
-      continue;
-    }
-    std::vector<Tensor> parts;
-    for (WaferSystem &sys : systems_)
-      parts.push_back(sys.value(o.value));
-    outputs.push_back(concatDim(parts, *v.batchDim));
+  for (size_t o = 0; o < O; ++o) {
+    const ValueSpec &v = schedule_.values[schedule_.outputs[o].value];
+    std::vector<Tensor> ordered;
+    for (std::vector<Tensor> &system : parts[o])
+      for (Tensor &t : system)
+        ordered.push_back(std::move(t));
+    if (!v.batchDim || ordered.size() == 1)
+      outputs.push_back(ordered[0]);
+    else
+      outputs.push_back(concatDim(ordered, *v.batchDim));
   }
   report_.timing = execution_->simulateStep(vts_.get());
   clearSystems();

@@ -49,8 +49,10 @@ TimingModel::TimingModel(const Schedule &s, int traceSystems)
     : schedule_(s), traceSystems_(traceSystems) {
   hops_ = model::swarmxLevels(s.systems, s.target.swarmxFanout);
   peakSram_ = peakSramPerPe(s);
-  for (const ParamSpec &p : s.params)
+  for (const ParamSpec &p : s.params) {
     updateSeconds_.push_back(paramUpdateFlops(p) / s.target.memxFlops);
+    accumulateSeconds_.push_back(static_cast<double>(numElements(p.shape)) / s.target.memxFlops);
+  }
   reset();
 }
 
@@ -68,7 +70,7 @@ void TimingModel::reset() {
 }
 
 namespace {
-enum Tid { kCompute = 1, kStreamIn = 2, kStreamOut = 3, kMemoryX = 4 };
+enum Tid { kCompute = 1, kStreamIn = 2, kStreamOut = 3, kMemoryX = 4, kMicroBatch = 5 };
 }
 
 namespace {
@@ -160,125 +162,163 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
     r.streamS += dur;
     r.bytesIn += bytes;
   }
-  for (int si = 0; si < static_cast<int>(s.steps.size()); ++si) {
-    const Step &st = s.steps[si];
-    switch (st.kind) {
-    case StepKind::WeightStream: {
-      const double bytes = work.streamBytes.empty() ? st.bytes : work.streamBytes[si];
-      const double dur = model::streamSeconds(bytes, t) + latency;
-      const std::string name =
-          s.params[st.param].name + (st.order == StreamOrder::Transposed ? " (T)" : "");
-      for (int k = 0; k < N; ++k) {
-        const double begin = std::max({issue_[k], inFree_[k], paramReady_[st.param]});
-        inFree_[k] = begin + dur;
-        ready[k][st.results[0]] = begin + dur;
-        emit(name, "stream-in", k + 1, kStreamIn, begin, dur, si, bytes);
-      }
-      r.streamS += dur;
-      r.bytesIn += bytes;
-      break;
-    }
-    case StepKind::Kernel:
-    case StepKind::LayoutConvert:
-    case StepKind::StripPadding:
-    case StepKind::RestorePadding: {
-      const bool padding = st.kind == StepKind::StripPadding || st.kind == StepKind::RestorePadding;
-      if (padding && !work.ragged) {
-        // A dense step runs as if compiled without VTS: no strip, no restore.
-        for (int k = 0; k < N; ++k)
-          ready[k][st.results[0]] = ready[k][st.operands[0]];
+  // Micro-batching: every micro-batch walks the steps again, so weights
+  // stream in again for each; a kernel's cycles are the compiler's for a
+  // whole micro-batch, scaled by the samples a system holds in this one.
+  const int64_t micro = s.microBatches();
+  const std::vector<BatchShard> shards = shardBatch(s.globalBatch, N);
+  r.microBatches = micro;
+  r.microBatchSize = s.microBatchSize.value_or(0);
+  for (int64_t mb = 0; mb < micro; ++mb) {
+    std::vector<double> share(N, 1.0), mbBegin(N, -1), mbEnd(N, 0);
+    if (s.microBatchSize)
+      for (int k = 0; k < N; ++k)
+        share[k] = static_cast<double>(microBatchOf(shards[k], *s.microBatchSize, mb).size) /
+                   static_cast<double>(*s.microBatchSize);
+    const bool lastMicroBatch = mb + 1 == micro;
+    for (int si = 0; si < static_cast<int>(s.steps.size()); ++si) {
+      const Step &st = s.steps[si];
+      switch (st.kind) {
+      case StepKind::WeightStream: {
+        const double bytes = work.streamBytes.empty() ? st.bytes : work.streamBytes[si];
+        const double dur = model::streamSeconds(bytes, t) + latency;
+        const std::string name =
+            s.params[st.param].name + (st.order == StreamOrder::Transposed ? " (T)" : "");
+        for (int k = 0; k < N; ++k) {
+          const double begin = std::max({issue_[k], inFree_[k], paramReady_[st.param]});
+          inFree_[k] = begin + dur;
+          ready[k][st.results[0]] = begin + dur;
+          emit(name, "stream-in", k + 1, kStreamIn, begin, dur, si, bytes);
+        }
+        r.streamS += dur;
+        r.bytesIn += bytes;
         break;
       }
-      const double cycles = st.kind == StepKind::Kernel ? st.cost.cycles : st.cycles;
-      const double full = cycles / t.clockHz;
-      if (!padding)
-        denseCompute += full;
-      std::string name = st.kind == StepKind::Kernel ? st.name
-                         : padding ? (st.kind == StepKind::StripPadding ? "strip_padding %"
-                                                                       : "restore_padding %")
-                                   : "layout_convert %";
-      if (st.kind != StepKind::Kernel)
-        name += std::to_string(st.results[0]);
-      for (int k = 0; k < N; ++k) {
-        const double dur =
-            st.kind == StepKind::Kernel && !work.kernelFactor.empty()
-                ? full * work.kernelFactor[k][si]
-                : full;
-        double begin = std::max(issue_[k], computeFree_[k]);
-        for (int id : st.operands)
-          begin = std::max(begin, ready[k][id]);
-        // Idle compute inside this step is stall; earlier idle belongs to
-        // the previous step's tail.
-        const double idleFrom = std::max(computeFree_[k], stepStart);
-        if (begin > idleFrom)
-          stall[k] += begin - idleFrom;
-        busy[k] += dur;
-        computeFree_[k] = begin + dur;
-        issue_[k] = begin + dur; // the controller waits for a kernel to finish
-        for (int id : st.results)
-          ready[k][id] = begin + dur;
-        emit(name, "compute", k + 1, kCompute, begin, dur, si, 0);
+      case StepKind::Kernel:
+      case StepKind::LayoutConvert:
+      case StepKind::StripPadding:
+      case StepKind::RestorePadding: {
+        const bool padding = st.kind == StepKind::StripPadding || st.kind == StepKind::RestorePadding;
+        if (padding && !work.ragged) {
+          // A dense step runs as if compiled without VTS: no strip, no restore.
+          for (int k = 0; k < N; ++k)
+            ready[k][st.results[0]] = ready[k][st.operands[0]];
+          break;
+        }
+        const double cycles = st.kind == StepKind::Kernel ? st.cost.cycles : st.cycles;
+        const double full = cycles / t.clockHz;
+        if (!padding)
+          denseCompute += full;
+        std::string name = st.kind == StepKind::Kernel ? st.name
+                           : padding ? (st.kind == StepKind::StripPadding ? "strip_padding %"
+                                                                         : "restore_padding %")
+                                     : "layout_convert %";
+        if (st.kind != StepKind::Kernel)
+          name += std::to_string(st.results[0]);
+        for (int k = 0; k < N; ++k) {
+          const double dur =
+              (st.kind == StepKind::Kernel && !work.kernelFactor.empty()
+                   ? full * work.kernelFactor[k][si]
+                   : full) *
+              share[k];
+          double begin = std::max(issue_[k], computeFree_[k]);
+          for (int id : st.operands)
+            begin = std::max(begin, ready[k][id]);
+          // Idle compute inside this step is stall; earlier idle belongs to
+          // the previous step's tail.
+          const double idleFrom = std::max(computeFree_[k], stepStart);
+          if (begin > idleFrom)
+            stall[k] += begin - idleFrom;
+          busy[k] += dur;
+          computeFree_[k] = begin + dur;
+          issue_[k] = begin + dur; // the controller waits for a kernel to finish
+          for (int id : st.results)
+            ready[k][id] = begin + dur;
+          if (mbBegin[k] < 0)
+            mbBegin[k] = begin;
+          mbEnd[k] = begin + dur;
+          emit(name, "compute", k + 1, kCompute, begin, dur, si, 0);
+        }
+        break;
       }
-      break;
-    }
-    case StepKind::GradientStream: {
-      const double bytes = work.streamBytes.empty() ? st.bytes : work.streamBytes[si];
-      const double dur = model::streamSeconds(bytes, t) + latency;
-      double arrival = 0;
-      for (int k = 0; k < N; ++k) {
-        const double begin = std::max(
-            {issue_[k], outFree_[k], ready[k][st.operands[0]], requested[k][si]});
-        outFree_[k] = begin + dur;
-        arrival = std::max(arrival, begin + dur);
-        emit(s.params[st.param].name, "stream-out", k + 1, kStreamOut, begin, dur, si, bytes);
+      case StepKind::GradientStream: {
+        const double bytes = work.streamBytes.empty() ? st.bytes : work.streamBytes[si];
+        const double dur = model::streamSeconds(bytes, t) + latency;
+        double arrival = 0;
+        for (int k = 0; k < N; ++k) {
+          const double begin = std::max(
+              {issue_[k], outFree_[k], ready[k][st.operands[0]], requested[k][si]});
+          outFree_[k] = begin + dur;
+          arrival = std::max(arrival, begin + dur);
+          emit(s.params[st.param].name, "stream-out", k + 1, kStreamOut, begin, dur, si, bytes);
+        }
+        r.bytesOut += bytes;
+        if (micro > 1) {
+          // SwarmX reduced this micro-batch's gradient on its way up; MemoryX
+          // adds it to the parameter's sum (one flop per element).
+          const double abegin = std::max(memxFree_, arrival);
+          const double adur = accumulateSeconds_[st.param];
+          memxFree_ = abegin + adur;
+          emit("accumulate " + s.params[st.param].name, "memoryx", 0, kMemoryX, abegin, adur, si,
+               0);
+          if (!lastMicroBatch)
+            break;
+          arrival = memxFree_;
+        }
+        const double ubegin = std::max(memxFree_, arrival);
+        const double udur = updateSeconds_[st.param] *
+                            (work.updateFraction.empty() ? 1.0 : work.updateFraction[st.param]);
+        memxFree_ = ubegin + udur;
+        paramReady_[st.param] = memxFree_;
+        emit("update " + s.params[st.param].name, "memoryx", 0, kMemoryX, ubegin, udur, si, 0);
+        break;
       }
-      r.bytesOut += bytes;
-      const double ubegin = std::max(memxFree_, arrival);
-      const double udur = updateSeconds_[st.param] *
-                          (work.updateFraction.empty() ? 1.0 : work.updateFraction[st.param]);
-      memxFree_ = ubegin + udur;
-      paramReady_[st.param] = memxFree_;
-      emit("update " + s.params[st.param].name, "memoryx", 0, kMemoryX, ubegin, udur, si, 0);
-      break;
-    }
-    case StepKind::AllReduce: {
-      // Up every system's out link into the SwarmX tree, summed there, and
-      // the total back down every in link; the consumer waits for it.
-      const double dur = model::streamSeconds(st.bytes, t) + latency;
-      const std::string name = "all_reduce %" + std::to_string(st.results[0]);
-      double top = 0;
-      for (int k = 0; k < N; ++k) {
-        const double begin = std::max({issue_[k], outFree_[k], ready[k][st.operands[0]]});
-        outFree_[k] = begin + dur;
-        top = std::max(top, begin + dur);
-        emit(name, "stream-out", k + 1, kStreamOut, begin, dur, si, st.bytes);
+      case StepKind::AllReduce: {
+        // Up every system's out link into the SwarmX tree, summed there, and
+        // the total back down every in link; the consumer waits for it.
+        const double dur = model::streamSeconds(st.bytes, t) + latency;
+        const std::string name = "all_reduce %" + std::to_string(st.results[0]);
+        double top = 0;
+        for (int k = 0; k < N; ++k) {
+          const double begin = std::max({issue_[k], outFree_[k], ready[k][st.operands[0]]});
+          outFree_[k] = begin + dur;
+          top = std::max(top, begin + dur);
+          emit(name, "stream-out", k + 1, kStreamOut, begin, dur, si, st.bytes);
+        }
+        for (int k = 0; k < N; ++k) {
+          const double begin = std::max(top, inFree_[k]);
+          inFree_[k] = ready[k][st.results[0]] = begin + dur;
+          emit(name, "stream-in", k + 1, kStreamIn, begin, dur, si, st.bytes);
+        }
+        r.streamS += dur;
+        r.bytesIn += st.bytes;
+        r.bytesOut += st.bytes;
+        break;
       }
-      for (int k = 0; k < N; ++k) {
-        const double begin = std::max(top, inFree_[k]);
-        inFree_[k] = ready[k][st.results[0]] = begin + dur;
-        emit(name, "stream-in", k + 1, kStreamIn, begin, dur, si, st.bytes);
+      case StepKind::BufferUpdate: {
+        // Every system holds the same new value: one copy (system 0's) goes
+        // to MemoryX, and the buffer's next stream waits for it.
+        const double dur = model::streamSeconds(st.bytes, t) + latency;
+        const double begin = std::max({issue_[0], outFree_[0], ready[0][st.operands[0]]});
+        outFree_[0] = begin + dur;
+        paramReady_[st.param] = std::max(paramReady_[st.param], begin + dur);
+        emit(s.params[st.param].name, "stream-out", 1, kStreamOut, begin, dur, si, st.bytes);
+        r.bytesOut += st.bytes;
+        break;
       }
-      r.streamS += dur;
-      r.bytesIn += st.bytes;
-      r.bytesOut += st.bytes;
-      break;
+      case StepKind::WeightRead: // layer-pipelined steps: never in a
+      case StepKind::WeightUpdate: // weight-streaming schedule
+      case StepKind::Route:
+        break;
+      }
     }
-    case StepKind::BufferUpdate: {
-      // Every system holds the same new value: one copy (system 0's) goes
-      // to MemoryX, and the buffer's next stream waits for it.
-      const double dur = model::streamSeconds(st.bytes, t) + latency;
-      const double begin = std::max({issue_[0], outFree_[0], ready[0][st.operands[0]]});
-      outFree_[0] = begin + dur;
-      paramReady_[st.param] = std::max(paramReady_[st.param], begin + dur);
-      emit(s.params[st.param].name, "stream-out", 1, kStreamOut, begin, dur, si, st.bytes);
-      r.bytesOut += st.bytes;
-      break;
-    }
-    case StepKind::WeightRead: // layer-pipelined steps: never in a
-    case StepKind::WeightUpdate: // weight-streaming schedule
-    case StepKind::Route:
-      break;
-    }
+    if (micro > 1)
+      for (int k = 0; k < N; ++k)
+        if (mbBegin[k] >= 0)
+          emit("micro-batch " + std::to_string(mb) + " (" +
+                   std::to_string(microBatchOf(shards[k], *s.microBatchSize, mb).size) +
+                   " samples)",
+               "micro-batch", k + 1, kMicroBatch, mbBegin[k], mbEnd[k] - mbBegin[k], -1, 0);
   }
   // Systems differ only with VTS (their samples' lengths); report the one
   // that finishes last, so time = compute + stall still holds.
@@ -342,6 +382,8 @@ std::string TimingModel::traceJson() const {
     tracks.push_back({k + 1, kCompute, "compute"});
     tracks.push_back({k + 1, kStreamIn, "stream-in"});
     tracks.push_back({k + 1, kStreamOut, "stream-out"});
+    if (schedule_.microBatches() > 1)
+      tracks.push_back({k + 1, kMicroBatch, "micro-batches"});
   }
   return chromeTraceJson(tracks, events_);
 }

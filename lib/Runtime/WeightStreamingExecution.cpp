@@ -9,7 +9,10 @@
 //   all_reduce      -> SwarmX sums a partial over the systems and returns the
 //                      total to each (synchronized batch statistics);
 //   buffer_update   -> MemoryX replaces a buffer with the systems' value;
-// and the loss is the SwarmX sum of the systems' partial losses. The timing
+// and the loss is the SwarmX sum of the systems' partial losses. With
+// micro-batching each micro-batch walks the steps: SwarmX sums its partial
+// gradients on their way back and MemoryX adds them up, in micro-batch
+// order, applying the optimizer once, after the last. The timing
 // model is TimingModel. Streams whose bytes depend on the data (csr, mask,
 // rows) tell it what they moved; sparse parameters are SparseWeights' job.
 //
@@ -48,6 +51,9 @@ private:
   /// The bytes a rows gradient stream (steps[si]) sends from the busiest
   /// system: its rows with a non-zero gradient.
   double nonZeroRowBytes(size_t si) const;
+  /// A system's partial of value `id`: zeros for one that sits this
+  /// micro-batch out (its share of every sum over samples).
+  Tensor partial(const WaferSystem &sys, int id) const;
 
   MemoryX memoryX_;
   std::unique_ptr<SwarmX> swarmX_;
@@ -56,6 +62,9 @@ private:
   // bytes moved this step (-1: the schedule's); empty when there are none.
   std::vector<double> streamBytes_;
   std::unique_ptr<SparseWeights> sparse_; // when a parameter is sparse
+  // Micro-batching: per gradient stream step, the FP32 sum of the
+  // micro-batches' gradients so far.
+  std::vector<Tensor> accumulated_;
 };
 
 WeightStreamingExecution::WeightStreamingExecution(const Schedule &s,
@@ -70,6 +79,15 @@ WeightStreamingExecution::WeightStreamingExecution(const Schedule &s,
   });
   if (dataBytes || sparse_)
     streamBytes_.assign(s.steps.size(), -1.0);
+  if (s.microBatches() > 1)
+    accumulated_.resize(s.steps.size());
+}
+
+Tensor WeightStreamingExecution::partial(const WaferSystem &sys, int id) const {
+  if (sys.shard().size > 0)
+    return sys.value(id);
+  const ValueSpec &v = schedule_.values[id];
+  return Tensor::zeros(v.dtype, v.shape);
 }
 
 void WeightStreamingExecution::startStep() {
@@ -144,7 +162,7 @@ void WeightStreamingExecution::gradientStream(size_t si) {
   if (st.format == StreamFormat::Rows)
     streamBytes_[si] = nonZeroRowBytes(si);
   for (WaferSystem &sys : systems_) {
-    Tensor g = sys.value(st.operands[0]);
+    Tensor g = partial(sys, st.operands[0]);
     if (schedule_.gradientDType != DType::F32) {
       // Systems send gradients in gradient_dtype; SwarmX adds in FP32.
       Tensor r = Tensor::uninitialized(DType::F32, g.shape());
@@ -153,7 +171,23 @@ void WeightStreamingExecution::gradientStream(size_t si) {
     }
     partials.push_back(g);
   }
-  memoryX_.applyGradient(st.param, swarmX_->reduce(partials), st.order);
+  Tensor sum = swarmX_->reduce(partials);
+  if (!accumulated_.empty()) {
+    // MemoryX accumulates the micro-batches' gradients in FP32.
+    Tensor &acc = accumulated_[si];
+    if (microBatch_ == 0) {
+      acc = sum.clone(); // never a system's own buffer
+    } else {
+      float *a = acc.data<float>();
+      const float *g = sum.data<float>();
+      for (int64_t i = 0; i < acc.numel(); ++i)
+        a[i] += g[i];
+    }
+    if (!lastMicroBatch())
+      return;
+    sum = std::move(acc);
+  }
+  memoryX_.applyGradient(st.param, sum, st.order);
 }
 
 double WeightStreamingExecution::nonZeroRowBytes(size_t si) const {
@@ -162,6 +196,8 @@ double WeightStreamingExecution::nonZeroRowBytes(size_t si) const {
   // rows left out add zeros.
   double most = 0;
   for (const WaferSystem &sys : systems_) {
+    if (sys.shard().size == 0)
+      continue;
     const Tensor &g = sys.value(schedule_.steps[si].operands[0]);
     const int64_t rows = g.shape()[0], cols = g.shape()[1];
     const float *d = g.data<float>();
@@ -176,7 +212,7 @@ double WeightStreamingExecution::nonZeroRowBytes(size_t si) const {
 double WeightStreamingExecution::loss(int lossValue) {
   std::vector<Tensor> partials;
   for (WaferSystem &sys : systems_)
-    partials.push_back(sys.value(lossValue));
+    partials.push_back(partial(sys, lossValue));
   return swarmX_->reduce(partials).at(0);
 }
 

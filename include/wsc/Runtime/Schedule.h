@@ -308,6 +308,10 @@ struct Schedule {
   std::string mode;
   int systems = 1;
   int64_t globalBatch = 1;
+  /// Weight streaming: samples per micro-batch on each system (absent: the
+  /// whole shard at once). Each system runs its shard as consecutive
+  /// micro-batches; gradients accumulate in MemoryX, one update per step.
+  std::optional<int64_t> microBatchSize;
   DType streamDType = DType::F16;
   DType gradientDType = DType::F32;
   TargetSpec target;
@@ -326,6 +330,8 @@ struct Schedule {
   bool isLayerPipelined() const {
     return mode == schedule::stringify(schedule::ExecutionMode::LayerPipelined);
   }
+  /// Micro-batches per step: ceil(largest shard / microBatchSize), 1 without.
+  int64_t microBatches() const;
   /// Index of the parameter called `name`, or -1.
   int paramIndex(const std::string &name) const;
   /// Shape of value `id` on a system holding `localBatch` samples.
@@ -348,6 +354,9 @@ struct BatchShard {
 /// Splits `batch` samples over `systems` as evenly as possible; the first
 /// batch % systems systems take one extra sample.
 std::vector<BatchShard> shardBatch(int64_t batch, int systems);
+/// Micro-batch `k` of a system's `shard`, `size` samples per micro-batch:
+/// the next `size` samples, fewer in the last, none past the shard's end.
+BatchShard microBatchOf(const BatchShard &shard, int64_t size, int64_t k);
 
 } // namespace wsc::rt
 

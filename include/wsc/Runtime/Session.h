@@ -4,7 +4,9 @@
 // Every step walks the schedule once: each system gets its shard of the
 // global batch and its random draws, the steps run in order, and values are
 // freed after their last use. Inference concatenates the systems' outputs
-// along the batch.
+// along the batch. With micro-batching (Schedule::microBatchSize) each
+// system walks the schedule once per micro-batch of its shard; the losses
+// and, in MemoryX, the gradients add up, and the update runs once.
 //
 // What the steps that are not computation do depends on the execution
 // mode, and so does the timing model: an Execution (lib/Runtime/Execution.h)
@@ -30,6 +32,7 @@
 #include "wsc/Runtime/TimingModel.h"
 #include "wsc/Runtime/WaferSystem.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -108,13 +111,18 @@ public:
   const std::vector<int64_t> &maskLengths(int group) const;
 
 private:
-  void run(const std::vector<Tensor> &inputs);
+  /// Walks the schedule once per micro-batch (once without micro-batching),
+  /// calling `afterMicroBatch` while the systems still hold its values.
+  void run(const std::vector<Tensor> &inputs, const std::function<void()> &afterMicroBatch);
+  /// Gives every system holding samples its part of the inputs and draws.
+  void placeInputs(const std::vector<Tensor> &inputs);
   /// Throws unless every entry names a parameter and is i1 of its shape.
   void checkParamMasks(const std::map<std::string, Tensor> &masks, const char *what) const;
   void clearSystems();
 
   Schedule schedule_;
   Interpreter interpreter_;
+  std::vector<BatchShard> shards_; // each system's samples of the batch
   std::vector<WaferSystem> systems_;
   std::unique_ptr<Execution> execution_; // by the schedule's mode
   std::unique_ptr<VtsController> vts_;   // with a "vts" section only

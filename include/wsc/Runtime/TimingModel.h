@@ -29,6 +29,11 @@
 // the distance from the previous step's end and equals compute + stall
 // (compute idle waiting for streams).
 //
+// With micro-batching the walk repeats once per micro-batch: weights stream
+// in again, kernels take their share of the micro-batch's cycles, and each
+// gradient stream is followed by MemoryX adding it to the parameter's sum
+// (elements / memx_flops_per_s); the optimizer runs after the last.
+//
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_TIMINGMODEL_H
 #define WSC_RUNTIME_TIMINGMODEL_H
@@ -123,6 +128,8 @@ struct StepTiming {
   double bytesIn = 0;  // weight bytes received per system (actual: sparse streams by their masks)
   double bytesOut = 0; // gradient bytes sent per system (same)
   double peakSramPerPeBytes = 0;
+  /// Micro-batches the step ran per system and their size (0: none set).
+  int64_t microBatches = 1, microBatchSize = 0;
   std::optional<PipelineTiming> pipeline; // layer-pipelined mode only
   std::optional<VtsTiming> vts;           // schedules with variable tensor shapes
   std::optional<SparseTiming> sparse;     // schedules with sparse parameters
@@ -216,6 +223,7 @@ private:
   int hops_ = 0;
   double peakSram_ = 0;
   std::vector<double> updateSeconds_; // per param
+  std::vector<double> accumulateSeconds_; // per param: one micro-batch's gradient added
 
   // Carried state.
   int stepsDone_ = 0;

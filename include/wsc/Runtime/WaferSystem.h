@@ -41,6 +41,9 @@ public:
   int index() const { return index_; }
   const BatchShard &shard() const { return shard_; }
   ShardContext context() const { return {shard_.size, shard_.begin}; }
+  /// The samples this system holds from now on: with micro-batching, one
+  /// micro-batch of its shard at a time (empty: it sits the micro-batch out).
+  void setShard(BatchShard shard) { shard_ = shard; }
 
   /// Drops every resident tensor and the VTS state (start of a step).
   void clear();

@@ -47,6 +47,8 @@ private:
   void parseRandoms(const JsonReader &rs);
   void parseOutputs(const JsonReader &outs);
   void parseReport(const JsonReader &r);
+  /// "micro_batch_size", once the steps are known (some cannot be split).
+  void parseMicroBatchSize(const JsonReader &m);
 
   /// Reads `name` (unique within `seen`) and `role`, one of `roles`.
   template <typename Role>
@@ -92,9 +94,36 @@ Schedule FileParser::parse(const nlohmann::json &doc) {
   for (size_t i = 0; i < steps.size(); ++i)
     stepParser.parse(steps[i]);
   parseOutputs(outputs);
+  if (auto m = root.optional(key::top::kMicroBatchSize))
+    parseMicroBatchSize(*m);
   if (auto r = root.optional(key::top::kReport))
     parseReport(*r);
   return std::move(s_);
+}
+
+void FileParser::parseMicroBatchSize(const JsonReader &m) {
+  const int64_t size = m.asIntIn(1, int64_t(1) << 40);
+  if (s_.isLayerPipelined())
+    m.error("micro-batching is for weight streaming: a layer-pipelined wafer already takes "
+            "one sample at a time");
+  const int64_t perSystem = (s_.globalBatch + s_.systems - 1) / s_.systems;
+  if (size > perSystem)
+    m.error("micro_batch_size ", size, " exceeds the per-system batch ", perSystem,
+            " (global batch ", s_.globalBatch, " over ", s_.systems, " systems)");
+  if (s_.vts)
+    m.error("micro-batching a schedule with variable tensor shapes is not supported");
+  for (size_t i = 0; i < s_.steps.size(); ++i) {
+    const Step &st = s_.steps[i];
+    // The kernels divide batch-wide sums by the global batch's counts, so
+    // statistics over one micro-batch would be scaled wrongly.
+    if (st.kind == StepKind::AllReduce || st.kind == StepKind::BufferUpdate)
+      m.error("micro-batching needs per-micro-batch counts for the batch-wide statistics of ",
+              st.path, " (", stringify(st.kind),
+              "), which the kernels compute over the global batch");
+    if (st.format == StreamFormat::Csr || st.format == StreamFormat::Mask)
+      m.error("micro-batching sparse weight streams (", st.path, ") is not supported");
+  }
+  s_.microBatchSize = size;
 }
 
 void FileParser::parseHeader(const JsonReader &root) {
