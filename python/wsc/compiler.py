@@ -94,7 +94,8 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
                     target: str = "cs2", time_limit: float = 60.0,
                     vts: Union[bool, str] = "auto", valid_fraction: Optional[float] = None,
                     grid: Optional[Tuple[int, int]] = None,
-                    allow_sram_overflow: bool = False) -> str:
+                    allow_sram_overflow: bool = False,
+                    micro_batch_size: Union[None, str, int] = None) -> str:
     """The ``--wsc-pipeline=...`` argument for wsc.compile's options, after the
     checks wsc-opt cannot make (Python types; -1 is wsc-opt's "unset" valid
     fraction, so Python owns that range)."""
@@ -107,6 +108,10 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
         raise ValueError(f"grid must be a (width, height) tuple of two ints, got {grid!r}")
     if not isinstance(allow_sram_overflow, bool):
         raise ValueError(f"allow_sram_overflow must be a bool, got {allow_sram_overflow!r}")
+    if micro_batch_size is not None and not (
+            isinstance(micro_batch_size, str) or (_is_int(micro_batch_size) and micro_batch_size > 0)):
+        raise ValueError("micro_batch_size must be a positive int or one of 'auto', 'explore', "
+                         f"'none', got {micro_batch_size!r}")
     vts_value = _vts_option(vts)
     if valid_fraction is not None and (not _is_number(valid_fraction)
                                        or not 0 < valid_fraction <= 1):
@@ -121,6 +126,8 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
         pipeline += f" grid={grid[0]}x{grid[1]}"
     if allow_sram_overflow:
         pipeline += " allow-sram-overflow=true"
+    if micro_batch_size is not None:  # wsc-opt checks the words
+        pipeline += f" micro-batch={micro_batch_size}"
     return pipeline
 
 
@@ -130,7 +137,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             time_limit: float = 60.0, sparsity=None, vts: Union[bool, str] = "auto",
             valid_fraction: Optional[float] = None,
             grid: Optional[Tuple[int, int]] = None, seed: int = 0,
-            allow_sram_overflow: bool = False) -> Program:
+            allow_sram_overflow: bool = False,
+            micro_batch_size: Union[None, str, int] = None) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -165,16 +173,27 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     (docs/Layouts.md): the numerics are unchanged, the modeled mapping is
     one the hardware could not run.
 
+    `micro_batch_size` runs each system's share of the batch in micro-batches
+    (weight streaming): an int, `"auto"` (the size with the best modeled step
+    that fits), `"explore"` (auto, printing every candidate) or `"none"`;
+    None leaves the compiler's default. Gradients accumulate over the
+    micro-batches in MemoryX and the optimizer runs once per step
+    (docs/Runtime.md, "Micro-batching"); report()["micro_batch"] says what
+    the compiler chose.
+
     Options wsc-opt rejects (an unknown mode, stream_dtype or target, a grid
     out of range) raise CompileError with its message, before the export."""
     from . import export  # imports torch's tracing machinery: only when compiling
     pipeline = pipeline_option(mode=mode, systems=systems, stream_dtype=stream_dtype,
                                target=target, time_limit=time_limit, vts=vts,
                                valid_fraction=valid_fraction, grid=grid,
-                               allow_sram_overflow=allow_sram_overflow)
+                               allow_sram_overflow=allow_sram_overflow,
+                               micro_batch_size=micro_batch_size)
     if not _is_int(seed) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
-    check_pipeline(pipeline)
+    # The probe has no batch for the micro-batch pass to split: its value is
+    # checked by the compile itself (a CompileError all the same).
+    check_pipeline(pipeline.split(" micro-batch=")[0])
     described, masks, mask_schedule = None, sparsity, None
     if sparsity is not None:
         from .sparse import check_masks, describe

@@ -1,0 +1,191 @@
+"""Micro-batching (issue #18 part 3, docs/Runtime.md "Micro-batching"): each
+system runs its shard of the batch as micro-batches, MemoryX accumulates their
+gradients and the optimizer runs once per step. Parity with PyTorch's gradient
+accumulation loop (the same micro-batches, each mean loss scaled by its
+micro-batch's share of the batch, one optimizer step), and, for models without
+batch statistics, with full-batch training.
+
+The exported losses here divide by the global batch's count as a constant
+(`sum / B`), which is what summing micro-batch partials needs; a loss that
+counts its batch in the graph (cross entropy's mean over kept labels) and
+BatchNorm's statistics would need per-micro-batch counts (see the last tests)."""
+import copy
+import json
+
+import pytest
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+import wsc
+import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from cnn_models import ResNet
+from parity import sgd
+from transformer_models import BERT, GPT, padded_batches, token_batches
+
+STEPS = 3
+
+
+class SumMSE(nn.Module):
+    """MSE summed and divided by the global batch's element count."""
+
+    def __init__(self, batch):
+        super().__init__()
+        self.batch = batch
+
+    def forward(self, out, target):
+        return F.mse_loss(out, target, reduction="sum") / (self.batch * out[0].numel())
+
+
+class SumCrossEntropy(nn.Module):
+    """Cross entropy (over every position) summed, divided by the global count."""
+
+    def __init__(self, batch):
+        super().__init__()
+        self.batch = batch
+
+    def forward(self, logits, labels):
+        flat = logits.reshape(-1, logits.shape[-1])
+        rows = flat.shape[0] // logits.shape[0] * self.batch
+        return F.cross_entropy(flat, labels.reshape(-1), reduction="sum") / rows
+
+
+def micro_batches(batch, systems, size):
+    """Micro-batch k of the step: sample indices of every system's k-th one."""
+    base, extra = divmod(batch, systems)
+    shards, begin = [], 0
+    for k in range(systems):
+        n = base + (k < extra)
+        shards.append(range(begin, begin + n))
+        begin += n
+    count = -(-len(shards[0]) // size)
+    return [[i for shard in shards for i in list(shard)[k * size:(k + 1) * size]]
+            for k in range(count)]
+
+
+def select(tensors, index):
+    index = torch.tensor(index)
+    if isinstance(tensors, tuple):
+        return tuple(t[index] for t in tensors)
+    return tensors[index]
+
+
+def accumulation_loop(model, loss_fn, data, systems, size):
+    """PyTorch's gradient accumulation over the emulator's micro-batches."""
+    optimizer = sgd(model.parameters())
+    losses = []
+    for x, y in data:
+        batch = (x[0] if isinstance(x, tuple) else x).shape[0]
+        optimizer.zero_grad()
+        total = 0.0
+        for index in micro_batches(batch, systems, size):
+            xs = select(x, index)
+            out = model(*(xs if isinstance(xs, tuple) else (xs,)))
+            loss = loss_fn(out, select(y, index)) * (len(index) / batch)
+            loss.backward()
+            total += float(loss)
+        optimizer.step()
+        losses.append(total)
+    return losses
+
+
+def train(model, loss_fn, data, systems, size):
+    prog = wsc.compile(model, loss_fn, sgd(model.parameters()), data[0][0], data[0][1],
+                       systems=systems, stream_dtype="f32", mode="weight_streaming",
+                       micro_batch_size=size)
+    return prog, [prog.step(x, y) for x, y in data]
+
+
+def check_parity(model, emulator_loss, torch_loss, data, systems, size, full_batch=True):
+    reference = copy.deepcopy(model)
+    prog, ours = train(model, emulator_loss, data, systems, size)
+    assert prog.schedule["micro_batch_size"] == size
+    theirs = accumulation_loop(reference, torch_loss, data, systems, size)
+    torch.testing.assert_close(torch.tensor(ours), torch.tensor(theirs), rtol=1e-4, atol=0)
+    got = prog.state_dict()
+    for name, want in reference.state_dict().items():
+        torch.testing.assert_close(got[name], want, rtol=1e-4, atol=1e-5, msg=name)
+    if full_batch:  # no batch statistics: the same as one whole-batch step
+        whole = accumulation_loop(copy.deepcopy(model), torch_loss, data, 1, 10**9)
+        torch.testing.assert_close(torch.tensor(ours), torch.tensor(whole), rtol=1e-4, atol=0)
+    return prog
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+def test_mlp_matches_accumulation_and_full_batch(systems):
+    """Batch 7 in micro-batches of 2: 4 per step on one system (the last of
+    1 sample), 2 on each of two (shards 4 and 3)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+    data = [(torch.randn(7, 6), torch.randn(7, 3)) for _ in range(STEPS)]
+    prog = check_parity(model, SumMSE(7), nn.MSELoss(), data, systems, 2)
+    report = prog.report()
+    assert report["last_step"]["micro_batch_size"] == 2
+    assert report["last_step"]["micro_batches"] == (4 if systems == 1 else 2)
+    assert "micro-batch 2" in report["micro_batch"]
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+def test_gpt_matches_accumulation_and_full_batch(systems):
+    torch.manual_seed(0)
+    model = GPT(vocab=64, d=32, heads=2, seq=8, layers=1)
+    data = token_batches(STEPS, 5, 8, 64)
+    check_parity(model, SumCrossEntropy(5), wsc.models.LMLoss(), data, systems, 2)
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+def test_bert_with_padding_matches_accumulation_and_full_batch(systems):
+    torch.manual_seed(0)
+    model = BERT(vocab=64, d=32, heads=2, seq=8, layers=1, classes=3)
+    data = padded_batches(STEPS, 5, 8, 64, 3)
+    check_parity(model, SumCrossEntropy(5), nn.CrossEntropyLoss(), data, systems, 2)
+
+
+def test_stream_bytes_grow_with_micro_batches():
+    """Weights stream in again for every micro-batch; gradients go out per
+    micro-batch too (SwarmX reduces each, MemoryX accumulates)."""
+    torch.manual_seed(0)
+    data = [(torch.randn(8, 6), torch.randn(8, 3))]
+    reports = {}
+    for size in (8, 2):
+        model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+        prog, _ = train(model, SumMSE(8), data, 1, size)
+        reports[size] = prog.report()["last_step"]
+    assert reports[2]["micro_batches"] == 4 and reports[8]["micro_batches"] == 1
+    assert reports[2]["bytes_in"] == pytest.approx(4 * reports[8]["bytes_in"])
+    assert reports[2]["bytes_out"] == pytest.approx(4 * reports[8]["bytes_out"])
+
+
+def test_trace_shows_each_micro_batch(tmp_path):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+    prog, _ = train(model, SumMSE(5), [(torch.randn(5, 6), torch.randn(5, 3))], 1, 2)
+    path = tmp_path / "trace.json"
+    prog._session.write_trace(str(path))
+    events = json.loads(path.read_text())["traceEvents"]
+    spans = [e["name"] for e in events if e.get("cat") == "micro-batch"]
+    assert spans == ["micro-batch 0 (2 samples)", "micro-batch 1 (2 samples)",
+                     "micro-batch 2 (1 samples)"]
+    accumulates = [e for e in events if e.get("name", "").startswith("accumulate ")]
+    assert len(accumulates) == 3 * 4  # per micro-batch, per parameter
+
+
+@pytest.mark.parametrize("bad", [0, -2, 2.5, True, [2]])
+def test_micro_batch_size_type_is_checked(bad):
+    model = nn.Linear(3, 2)
+    with pytest.raises(ValueError, match="micro_batch_size must be a positive int"):
+        wsc.compile(model, nn.MSELoss(), sgd(model.parameters()), torch.randn(4, 3),
+                    torch.randn(4, 2), micro_batch_size=bad)
+
+
+def test_batch_statistics_on_two_systems_are_refused():
+    """BatchNorm's statistics (and cross entropy's count of kept labels) are
+    sums over the batch divided by the global batch's counts inside the
+    kernels: summed over one micro-batch they would be scaled wrongly, so the
+    runtime refuses the schedule rather than train on wrong statistics."""
+    torch.manual_seed(0)
+    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))
+    model = ResNet()
+    with pytest.raises(ValueError, match="micro-batching needs per-micro-batch counts"):
+        wsc.compile(model, nn.CrossEntropyLoss(), sgd(model.parameters()), x, y, systems=2,
+                    stream_dtype="f32", mode="weight_streaming", micro_batch_size=1)
