@@ -161,7 +161,8 @@ json::Object Emitter::describe(Value value, Attribute layout) {
         json::Object{{key::ragged::kMask, 0}, {key::ragged::kDims, toJson(raggedDims)}};
   if (auto l = llvm::dyn_cast_or_null<LayoutAttr>(layout)) {
     auto tensor = llvm::cast<RankedTensorType>(type);
-    int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
+    // On the wafer at once: one micro-batch.
+    int64_t localBatch = samplesOnWafer(module, dims.getGlobalBatch(), target.systems);
     ::wsc::model::Tile tile = tileOf(
         localShape(tensor, dims.lookup(value), dims.getGlobalBatch(), localBatch),
         l, target);
@@ -570,6 +571,15 @@ FailureOr<json::Object> Emitter::emit() {
   TargetAttr targetAttr = TargetAttr::lookup(module);
   root[key::top::kSystems] = targetAttr.getSystems();
   root[key::top::kGlobalBatch] = dims.getGlobalBatch();
+  if (Attribute attr = module->getAttr(WSCDialect::getMicroBatchAttrName())) {
+    auto micro = llvm::dyn_cast<IntegerAttr>(attr);
+    if (!micro || micro.getInt() < 1)
+      return module.emitError("'")
+             << WSCDialect::getMicroBatchAttrName() << "' must be a positive integer, not "
+             << attr;
+    if (!isLayerPipelined(module))
+      root[key::top::kMicroBatchSize] = micro.getInt();
+  }
   root[key::top::kStreamDType] = stringifyStreamDType(targetAttr.getWeightDtype()).str();
   root[key::top::kGradientDType] = stringifyStreamDType(targetAttr.getGradientDtype()).str();
   root[key::top::kTarget] = emitTarget();

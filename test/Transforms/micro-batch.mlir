@@ -1,0 +1,108 @@
+// RUN: wsc-opt %s -split-input-file -verify-diagnostics --wsc-micro-batch=micro-batch=auto --wsc-assign-layouts | FileCheck %s
+// RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=3 2>&1 | FileCheck %s --check-prefix=FORCED
+// RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=100 2>&1 | FileCheck %s --check-prefix=MOVED
+// RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=0 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=many 2>&1 | FileCheck %s --check-prefix=BAD-WORD
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch=micro-batch=explore -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLORE
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch -o - 2>&1 | FileCheck %s --check-prefix=NONE
+
+// Each kernel's tensors are whole on every PE: 32 kB per PE at the
+// per-system batch of 8, so "a"'s result and "b"'s (64 kB) do not fit
+// together. At 4 samples they take 16 kB each. Nothing here computes or
+// streams, so every size that fits models the same step, and the tie goes
+// to the larger: 4.
+// CHECK-LABEL: module @fits_at_half
+// CHECK-SAME: wsc.micro_batch = 4 : i64
+// FORCED: remark: micro-batch 3 of 8 per system (forced)
+// MOVED: remark: micro-batch=100 is more than the 8 samples each system runs; moved to 8
+// MOVED: remark: micro-batch 8 of 8 per system (forced 100, moved to the whole batch)
+// expected-remark @+1 {{micro-batch 4 of 8 per system (auto): modeled step 0.00 us (compute 0.00 us, stream 0.00 us, accumulate 0.00 us), peak SRAM 32768 of 49152 B/PE, streamed 0 B; the whole batch does not fit: the step's live values need 65536 bytes per PE at kernel 'b'}}
+module @fits_at_half {
+  func.func @step(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) -> tensor<8x1024xf32> {
+    %0 = wsc.kernel "a" layer("a") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+    ^bb0(%a: tensor<8x1024xf32>):
+      wsc.yield %a : tensor<8x1024xf32>
+    }
+    %1 = wsc.kernel "b" layer("b") phase(<forward>) (%0) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+    ^bb0(%a: tensor<8x1024xf32>):
+      wsc.yield %a : tensor<8x1024xf32>
+    }
+    return %1 : tensor<8x1024xf32>
+  }
+}
+
+// -----
+
+// Values without a batch dim do not shrink with the micro-batch: three
+// 16 kB results live at "d" with its own exceed PE SRAM at every size.
+// auto takes 1, and wsc-assign-layouts says what does not fit there.
+// expected-remark @+1 {{micro-batch 1 of 8 per system (auto): no candidate size fits PE SRAM; the smallest}}
+module @never_fits {
+  func.func @step(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<4096xf32> {
+    // expected-note @+1 {{result #0 of 'a': 16384 bytes per PE}}
+    %0 = wsc.kernel "a" layer("a") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>], result_layouts = [#wsc.layout<dims = ["h"], x = [], y = []>]} : (tensor<8x4xf32>) -> tensor<4096xf32> {
+    ^bb0(%a: tensor<8x4xf32>):
+      %e = tensor.empty() : tensor<4096xf32>
+      wsc.yield %e : tensor<4096xf32>
+    }
+    // expected-note @+1 {{result #0 of 'b': 16384 bytes per PE}}
+    %1 = wsc.kernel "b" layer("b") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>], result_layouts = [#wsc.layout<dims = ["h"], x = [], y = []>]} : (tensor<8x4xf32>) -> tensor<4096xf32> {
+    ^bb0(%a: tensor<8x4xf32>):
+      %e = tensor.empty() : tensor<4096xf32>
+      wsc.yield %e : tensor<4096xf32>
+    }
+    // expected-note @+1 {{result #0 of 'c': 16384 bytes per PE}}
+    %2 = wsc.kernel "c" layer("c") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>], result_layouts = [#wsc.layout<dims = ["h"], x = [], y = []>]} : (tensor<8x4xf32>) -> tensor<4096xf32> {
+    ^bb0(%a: tensor<8x4xf32>):
+      %e = tensor.empty() : tensor<4096xf32>
+      wsc.yield %e : tensor<4096xf32>
+    }
+    // expected-note @+2 {{result #0 of 'd': 16384 bytes per PE}}
+    // expected-error @+1 {{the step's live values need 65536 bytes per PE at kernel 'd', 16384 bytes over the 49152-byte PE SRAM}}
+    %3 = wsc.kernel "d" layer("d") phase(<forward>) (%0, %1, %2) {operand_layouts = [#wsc.layout<dims = ["h"], x = [], y = []>, #wsc.layout<dims = ["h"], x = [], y = []>, #wsc.layout<dims = ["h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["h"], x = [], y = []>]} : (tensor<4096xf32>, tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096xf32> {
+    ^bb0(%a: tensor<4096xf32>, %b: tensor<4096xf32>, %c: tensor<4096xf32>):
+      wsc.yield %a : tensor<4096xf32>
+    }
+    return %3 : tensor<4096xf32>
+  }
+}
+
+// -----
+
+// Layer-pipelined mode runs samples through its pipeline one at a time:
+// nothing to choose.
+// CHECK-LABEL: module @layer_pipelined
+// CHECK-NOT: wsc.micro_batch
+// expected-remark @+1 {{none: micro-batch=auto is for weight streaming; layer-pipelined mode already runs one sample at a time through its pipeline}}
+module @layer_pipelined attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+  func.func @step(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
+    return %x : tensor<8x4xf32>
+  }
+}
+
+// -----
+
+// A step with no model input has no batch to split.
+// expected-error @+1 {{micro-batch=auto: the step has no batch to split (no model input)}}
+module @no_batch {
+  func.func @step(%w: tensor<8x4xf32> {wsc.param = "w"}) -> tensor<8x4xf32> {
+    return %w : tensor<8x4xf32>
+  }
+}
+
+// BAD: for the --micro-batch option: '0' is not a micro-batch size: expected none, auto, explore, or a number of samples N >= 1
+// BAD-WORD: for the --micro-batch option: 'many' is not a micro-batch size: expected none, auto, explore, or a number of samples N >= 1
+
+// explore: one remark per candidate, smallest first, then the choice. The
+// MLP's 8 samples: every size fits; fewer micro-batches stream less and
+// run fuller tiles, so the whole batch wins.
+// EXPLORE: remark: candidate micro-batch 1: 8 per step, the last of 1; modeled step {{[0-9.]+}} us (compute {{[0-9.]+}} us, stream {{[0-9.]+}} us, accumulate {{[0-9.]+}} us), peak SRAM {{[0-9]+}} of 49152 B/PE, streamed 960 B
+// EXPLORE: remark: candidate micro-batch 2: 4 per step, the last of 2; {{.*}} streamed 480 B
+// EXPLORE: remark: candidate micro-batch 4: 2 per step, the last of 4; {{.*}} streamed 240 B
+// EXPLORE: remark: candidate micro-batch 8: 1 per step, the last of 8; {{.*}} streamed 120 B
+// EXPLORE: remark: micro-batch 8 of 8 per system (explore): modeled step
+// EXPLORE-NOT: remark
+
+// none (the default) sets nothing and says nothing.
+// NONE-NOT: micro-batch
+// NONE-NOT: micro_batch

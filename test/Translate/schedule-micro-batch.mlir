@@ -1,0 +1,21 @@
+// The micro-batch the compiler chose (wsc.micro_batch) becomes the
+// schedule's top-level "micro_batch_size", and its reason the report's
+// "micro_batch"; without one the key is absent.
+// RUN: wsc-opt %S/../Transforms/Inputs/mlp-mse-train.mlir --wsc-pipeline="mode=weight_streaming micro-batch=3" 2>/dev/null \
+// RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s
+// RUN: wsc-opt %S/../Transforms/Inputs/mlp-mse-train.mlir --wsc-pipeline="mode=weight_streaming" 2>/dev/null \
+// RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s --check-prefix=NONE
+// RUN: not wsc-translate --wsc-to-schedule %s 2>&1 | FileCheck %s --check-prefix=ERR
+
+// CHECK: "micro_batch_size": 3,
+// CHECK: "micro_batch": "micro-batch 3 of 8 per system (forced)",
+
+// NONE-NOT: "micro_batch_size"
+// NONE: "micro_batch": "",
+
+// ERR: error: 'wsc.micro_batch' must be a positive integer, not 0 : i64
+module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.micro_batch = 0 : i64} {
+  func.func @step(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> (tensor<8x4xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<8x4xf32>
+  }
+}
