@@ -304,7 +304,8 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     contraction, else the largest op (a normalization when it reduces). Its loops, followed
     through the body's indexing maps and reshapes, are the iteration dims;
     the batch dim comes from the batch-dim analysis (shrunk to one system's
-    shard), a parameter and its gradient are streamed.
+    shard, or to the module's `wsc.micro_batch` when wsc-micro-batch set
+    one), a parameter and its gradient are streamed.
 
     The candidates (Figure 15: features over x, batch and sequence over y;
     Figure 16: the batch split over both axes; Figure 26: a convolution's
