@@ -226,12 +226,13 @@ double Emitter::rowsBytes(Value gradient) {
   auto kernel = gradient.getDefiningOp<KernelOp>();
   Value yielded = kernel.getBodyBlock().getTerminator()->getOperand(
       llvm::cast<OpResult>(gradient).getResultNumber());
-  return *rowStreamBytes(yielded, dims, largestShard(dims.getGlobalBatch(), target.systems));
+  return *rowStreamBytes(yielded, dims,
+                         samplesOnWafer(module, dims.getGlobalBatch(), target.systems));
 }
 
 double Emitter::moveCycles(Value value, LayoutAttr layout) {
   auto tensor = llvm::cast<RankedTensorType>(value.getType());
-  int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
+  int64_t localBatch = samplesOnWafer(module, dims.getGlobalBatch(), target.systems);
   if (!layout)
     layout = defaultLayout(module.getContext(), tensor.getRank(), dims.lookup(value));
   ::wsc::model::Tile tile = tileOf(
@@ -525,7 +526,7 @@ FailureOr<json::Object> Emitter::emitKernel(KernelOp kernel) {
       return failure();
   for (Value v : body.getTerminator()->getOperands())
     yields.push_back(idOf(v));
-  int64_t localBatch = largestShard(dims.getGlobalBatch(), target.systems);
+  int64_t localBatch = samplesOnWafer(module, dims.getGlobalBatch(), target.systems);
   KernelCost cost = estimateKernel(kernel, dims, localBatch, target);
   if (ragged.runsRagged(kernel))
     step[key::step::kRagged] = 0;

@@ -192,6 +192,31 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, int64_t size, int64_t batch,
   return c;
 }
 
+/// Why the step's batch cannot be run in parts, and where: what splitting it
+/// would change (a sum over the batch used as a total), or what the
+/// emulator does not split yet. Nullopt when it can.
+static std::optional<std::pair<Location, std::string>> whyNotSplit(ModuleOp module,
+                                                                   func::FuncOp func) {
+  auto why = [](Location loc, StringRef text) {
+    return std::optional<std::pair<Location, std::string>>{{loc, text.str()}};
+  };
+  if (auto total = module->getAttrOfType<LocationAttr>(WSCDialect::getBatchTotalAttrName()))
+    return why(total, "the step uses a sum over its whole batch as a total (a batch "
+                       "statistic, or a mean divided by a count it computes), which each "
+                       "micro-batch would compute over its own samples");
+  if (module->hasAttr(WSCDialect::getVtsAttrName()))
+    return why(func.getLoc(), "variable tensor shape steps are not run in micro-batches yet");
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, WSCDialect::getSparsityAttrName()))
+      return why(func.getArgument(i).getLoc(),
+                 "sparse weights are not streamed per micro-batch yet");
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (func.getResultAttr(i, WSCDialect::getBufferUpdateAttrName()))
+      return why(func.getLoc(), "the step updates buffers (running statistics), which "
+                                "would update once per micro-batch");
+  return std::nullopt;
+}
+
 void MicroBatchPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (microBatch.isNone())
@@ -216,8 +241,9 @@ void MicroBatchPass::runOnOperation() {
   gradientBytes = getByteWidth(targetAttr.getGradientDtype());
   int64_t batch = largestShard(dims->getGlobalBatch(), target.systems);
   if (batch == 0) {
-    module.emitError(asked) << ": the step has no batch to split (no model input)";
-    return signalPassFailure();
+    reportDecision(module, module.getLoc(), ReportEntry::MicroBatch,
+                   "none: " + asked + ", but the step has no batch to split (no model input)");
+    return;
   }
   auto choose = [&](int64_t size, const Twine &text) {
     module->setAttr(WSCDialect::getMicroBatchAttrName(),
@@ -225,6 +251,17 @@ void MicroBatchPass::runOnOperation() {
     reportDecision(module, module.getLoc(), ReportEntry::MicroBatch,
                    llvm::formatv("micro-batch {0} of {1} per system ", size, batch) + text);
   };
+
+  if (auto reason = whyNotSplit(module, func)) {
+    if (microBatch.isFixed() && microBatch.size < batch) {
+      emitError(reason->first) << asked << ": " << reason->second;
+      return signalPassFailure();
+    }
+    if (!microBatch.isFixed())
+      return reportDecision(module, module.getLoc(), ReportEntry::MicroBatch,
+                            "none (" + stringifyMicroBatchMode(microBatch.mode) +
+                                "): " + reason->second);
+  }
 
   if (microBatch.isFixed()) {
     int64_t size = microBatch.size;

@@ -178,14 +178,25 @@ def test_micro_batch_size_type_is_checked(bad):
                     torch.randn(4, 2), micro_batch_size=bad)
 
 
-def test_batch_statistics_on_two_systems_are_refused():
-    """BatchNorm's statistics (and cross entropy's count of kept labels) are
-    sums over the batch divided by the global batch's counts inside the
-    kernels: summed over one micro-batch they would be scaled wrongly, so the
-    runtime refuses the schedule rather than train on wrong statistics."""
+@pytest.mark.parametrize("systems", [1, 2])
+def test_sums_used_as_totals_are_refused_at_compile_time(systems):
+    """BatchNorm's statistics and cross entropy's count of kept labels are
+    sums over the batch used as totals: each micro-batch would compute them
+    over its own samples, so a forced split is a compile error at the sum
+    (on one system as on two: nothing may silently train differently), and
+    auto keeps the whole batch and says why."""
     torch.manual_seed(0)
     x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))
     model = ResNet()
-    with pytest.raises(ValueError, match="micro-batching needs per-micro-batch counts"):
-        wsc.compile(model, nn.CrossEntropyLoss(), sgd(model.parameters()), x, y, systems=2,
-                    stream_dtype="f32", mode="weight_streaming", micro_batch_size=1)
+    with pytest.raises(wsc.CompileError, match="micro-batch=1: the step uses a sum over its "
+                                               "whole batch as a total"):
+        wsc.compile(model, nn.CrossEntropyLoss(), sgd(model.parameters()), x, y,
+                    systems=systems, stream_dtype="f32", mode="weight_streaming",
+                    micro_batch_size=1)
+    mlp = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    prog = wsc.compile(mlp, nn.CrossEntropyLoss(), sgd(mlp.parameters()), torch.randn(6, 8),
+                       torch.randint(0, 4, (6,)), systems=systems, stream_dtype="f32",
+                       mode="weight_streaming", micro_batch_size="auto")
+    assert prog.report()["micro_batch"].startswith(
+        "none (auto): the step uses a sum over its whole batch as a total")
+    assert "micro_batch_size" not in prog.schedule

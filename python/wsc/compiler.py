@@ -127,7 +127,9 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
     if allow_sram_overflow:
         pipeline += " allow-sram-overflow=true"
     if micro_batch_size is not None:  # wsc-opt checks the words
-        pipeline += f" micro-batch={micro_batch_size}"
+        value = (_word("micro_batch_size", micro_batch_size)
+                 if isinstance(micro_batch_size, str) else micro_batch_size)
+        pipeline += f" micro-batch={value}"
     return pipeline
 
 
@@ -191,9 +193,7 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                                micro_batch_size=micro_batch_size)
     if not _is_int(seed) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
-    # The probe has no batch for the micro-batch pass to split: its value is
-    # checked by the compile itself (a CompileError all the same).
-    check_pipeline(pipeline.split(" micro-batch=")[0])
+    check_pipeline(pipeline)
     described, masks, mask_schedule = None, sparsity, None
     if sparsity is not None:
         from .sparse import check_masks, describe

@@ -1,10 +1,11 @@
 // RUN: wsc-opt %s -split-input-file -verify-diagnostics --wsc-micro-batch=micro-batch=auto --wsc-assign-layouts | FileCheck %s
 // RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=3 2>&1 | FileCheck %s --check-prefix=FORCED
-// RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=100 2>&1 | FileCheck %s --check-prefix=MOVED
+// RUN: wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=100 2>&1 | FileCheck %s --check-prefix=MOVED
 // RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=0 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=many 2>&1 | FileCheck %s --check-prefix=BAD-WORD
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch=micro-batch=explore -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLORE
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch -o - 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=2 2>&1 | FileCheck %s --check-prefix=TOTAL
 
 // Each kernel's tensors are whole on every PE: 32 kB per PE at the
 // per-system batch of 8, so "a"'s result and "b"'s (64 kB) do not fit
@@ -82,8 +83,8 @@ module @layer_pipelined attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
 
 // -----
 
-// A step with no model input has no batch to split.
-// expected-error @+1 {{micro-batch=auto: the step has no batch to split (no model input)}}
+// A step with no model input has no batch to split: nothing to choose.
+// expected-remark @+1 {{none: micro-batch=auto, but the step has no batch to split (no model input)}}
 module @no_batch {
   func.func @step(%w: tensor<8x4xf32> {wsc.param = "w"}) -> tensor<8x4xf32> {
     return %w : tensor<8x4xf32>
@@ -106,3 +107,19 @@ module @no_batch {
 // none (the default) sets nothing and says nothing.
 // NONE-NOT: micro-batch
 // NONE-NOT: micro_batch
+
+// -----
+
+// A step that uses a sum over its whole batch as a total (recorded by
+// wsc-sync-batch-statistics: a batch statistic, a mean over a count it
+// computes) computes something else per micro-batch: auto keeps the whole
+// batch, and a forced split is an error at the sum.
+// CHECK-LABEL: module @batch_total
+// CHECK-NOT: wsc.micro_batch =
+// expected-remark @+2 {{none (auto): the step uses a sum over its whole batch as a total}}
+// TOTAL: batch_total.mlir:7:8: error: micro-batch=2: the step uses a sum over its whole batch as a total (a batch statistic, or a mean divided by a count it computes), which each micro-batch would compute over its own samples
+module @batch_total attributes {wsc.batch_total = loc("batch_total.mlir":7:8)} {
+  func.func @step(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
+    return %x : tensor<8x4xf32>
+  }
+}

@@ -369,3 +369,40 @@ func.func @mean_over_kept(%loss: tensor<4xf32> {wsc.input = 0 : i64}, %kept: ten
   return %mean : tensor<f32>
 }
 }
+
+// -----
+
+// On one system nothing is all-reduced, but where the step first uses a
+// sum over the batch as a total is recorded: micro-batches would each
+// compute it over their own samples (wsc-micro-batch reads it).
+// CHECK-LABEL: module attributes {wsc.batch_total = #loc{{[0-9]*}}} {
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK-LABEL: func.func @centre_one_system
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+module {
+func.func @centre_one_system(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 4.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %mean = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%sum : tensor<2xf32>) outs(%e : tensor<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %in, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %o = tensor.empty() : tensor<4x2xf32>
+  %c = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %mean : tensor<4x2xf32>, tensor<2xf32>) outs(%o : tensor<4x2xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %r = arith.subf %in, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+}

@@ -67,6 +67,10 @@ def WSC_Dialect : Dialect {
     /// Module: samples per micro-batch on each system (i64), set by the
     /// micro-batch choice; absent: the whole per-system batch at once.
     static ::llvm::StringLiteral getMicroBatchAttrName() { return "wsc.micro_batch"; }
+    /// Module: where the step first uses a sum over its whole batch as a
+    /// total (a location), set by wsc-sync-batch-statistics: splitting the
+    /// batch into micro-batches would change what it computes.
+    static ::llvm::StringLiteral getBatchTotalAttrName() { return "wsc.batch_total"; }
     /// Argument: the index of a model input (i64).
     static ::llvm::StringLiteral getInputAttrName() { return "wsc.input"; }
     /// Argument: the index of a label (i64).
