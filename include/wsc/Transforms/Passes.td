@@ -164,9 +164,12 @@ def WSCSyncBatchStatistics : Pass<"wsc-sync-batch-statistics", "::mlir::ModuleOp
     one device would. Uses that end in the loss or in a parameter gradient
     keep the partial: SwarmX sums those on their way to MemoryX.
 
-    Runs on the exported function, before `wsc-form-kernels`, and does
+    Runs on the exported function, before `wsc-form-kernels`, and inserts
     nothing with one system. The all-reduce becomes a step of its own
-    between kernels.
+    between kernels. With any number of systems it records, as the module's
+    `wsc.batch_total` location, where the step first needs such a total:
+    micro-batches would each compute it over their own samples, so
+    `wsc-micro-batch` does not split that step.
 
     ```mlir
     // Before (systems = 2): %s is a per-system partial.
