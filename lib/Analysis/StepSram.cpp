@@ -13,7 +13,7 @@ using namespace mlir::wsc;
 /// True when everything `arg`, a kernel body argument, flows into is
 /// yielded as kernel results that stream out: a partial gradient the kernel
 /// adds to (a tied weight's), which MemoryX would sum as both stream in.
-static bool onlyFeedsStreamedResults(KernelOp kernel, BlockArgument arg) {
+bool StreamedValues::onlyFeedsStreamedResults(KernelOp kernel, BlockArgument arg) {
   auto yield = llvm::cast<YieldOp>(kernel.getBodyBlock().getTerminator());
   SmallVector<Value> work{arg};
   DenseSet<Value> seen;
@@ -37,39 +37,49 @@ static bool onlyFeedsStreamedResults(KernelOp kernel, BlockArgument arg) {
   return true;
 }
 
-bool mlir::wsc::streamsOut(Value value) {
-  if (value.use_empty())
-    return false;
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    if (llvm::isa<ReduceOp>(user))
-      continue;
-    // Converted on its way out, or added to by a kernel whose sum streams out.
-    if (auto convert = llvm::dyn_cast<LayoutConvertOp>(user)) {
-      if (streamsOut(convert.getOutput()))
+bool StreamedValues::streamsOut(Value value) {
+  // SSA values between kernels form no cycle, so a value under evaluation
+  // is never asked about again before its answer is stored.
+  if (auto it = known.find(value); it != known.end())
+    return it->second;
+  auto decide = [&] {
+    if (value.use_empty())
+      return false;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (llvm::isa<ReduceOp>(user))
         continue;
-      return false;
+      // Converted on its way out, or added to by a kernel whose sum streams out.
+      if (auto convert = llvm::dyn_cast<LayoutConvertOp>(user)) {
+        if (streamsOut(convert.getOutput()))
+          continue;
+        return false;
+      }
+      if (auto kernel = llvm::dyn_cast<KernelOp>(user)) {
+        if (onlyFeedsStreamedResults(kernel,
+                                     kernel.getBodyBlock().getArgument(use.getOperandNumber())))
+          continue;
+        return false;
+      }
+      auto ret = llvm::dyn_cast<func::ReturnOp>(user);
+      auto func = ret ? ret->getParentOfType<func::FuncOp>() : func::FuncOp();
+      if (!func || !func.getResultAttr(use.getOperandNumber(), WSCDialect::getGradAttrName()))
+        return false;
     }
-    if (auto kernel = llvm::dyn_cast<KernelOp>(user)) {
-      if (onlyFeedsStreamedResults(kernel,
-                                   kernel.getBodyBlock().getArgument(use.getOperandNumber())))
-        continue;
-      return false;
-    }
-    auto ret = llvm::dyn_cast<func::ReturnOp>(user);
-    auto func = ret ? ret->getParentOfType<func::FuncOp>() : func::FuncOp();
-    if (!func || !func.getResultAttr(use.getOperandNumber(), WSCDialect::getGradAttrName()))
-      return false;
-  }
-  return true;
+    return true;
+  };
+  bool result = decide();
+  known[value] = result;
+  return result;
 }
 
 int64_t mlir::wsc::residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
                                       int64_t localBatch,
-                                      const ::wsc::model::TargetSpec &target) {
+                                      const ::wsc::model::TargetSpec &target,
+                                      StreamedValues &streamed) {
   auto l = llvm::dyn_cast_or_null<LayoutAttr>(layout);
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
-  if (!l || !type || !type.hasStaticShape() || streamsOut(value))
+  if (!l || !type || !type.hasStaticShape() || streamed.streamsOut(value))
     return 0;
   ::wsc::model::Tile tile = tileOf(
       localShape(type, dims.lookup(value), dims.getGlobalBatch(), localBatch), l, target);
@@ -94,8 +104,9 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
     int64_t def, last;
   };
   SmallVector<Interval> resident;
+  StreamedValues streamed;
   auto add = [&](Value value, Attribute layout) {
-    int64_t bytes = residentBytesPerPe(value, layout, dims, localBatch, target);
+    int64_t bytes = residentBytesPerPe(value, layout, dims, localBatch, target, streamed);
     if (bytes <= 0)
       return;
     int64_t def = position.lookup(value.getDefiningOp()), last = def;

@@ -77,6 +77,7 @@ private:
   DenseMap<Value, int64_t> ids;
   json::Array values;
   DenseMap<Value, Attribute> layouts;
+  StreamedValues streamed;
 };
 
 json::Object Emitter::describe(Value value, Attribute layout) {
@@ -125,7 +126,7 @@ json::Object Emitter::describe(Value value, Attribute layout) {
     layoutJson[key::layout::kPesY] = tile.pesY;
     entry[key::value::kLayout] = std::move(layoutJson);
     // The count wsc-assign-layouts checks the step's peak with.
-    entry[key::value::kSramBytesPerPe] = residentBytesPerPe(value, l, dims, localBatch, target);
+    entry[key::value::kSramBytesPerPe] = residentBytesPerPe(value, l, dims, localBatch, target, streamed);
   }
   return entry;
 }

@@ -15,6 +15,7 @@
 #define WSC_ANALYSIS_STEPSRAM_H
 
 #include "wsc/Analysis/BatchDims.h"
+#include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Model/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,17 +33,27 @@ struct StepSramPeak {
   SmallVector<LiveValue> live;   ///< the values live there, largest first
 };
 
-/// True when `value` leaves the wafer as it is made and never occupies
-/// SRAM: a weight gradient (returned as `wsc.grad`, or reduced by SwarmX),
-/// also when converted on its way, or when a later kernel only adds to it
-/// (a tied weight's partial gradients are summed as they stream out).
-bool streamsOut(Value value);
+/// Which values leave the wafer as they are made and never occupy SRAM: a
+/// weight gradient (returned as `wsc.grad`, or reduced by SwarmX), also
+/// when converted on its way, or when later kernels only add to it (a tied
+/// weight's partial gradients are summed as they stream out). It remembers
+/// what it found: the paths from a value to the step's results meet again
+/// and again, so one instance should serve a whole function.
+class StreamedValues {
+public:
+  bool streamsOut(Value value);
+
+private:
+  bool onlyFeedsStreamedResults(KernelOp kernel, BlockArgument arg);
+  DenseMap<Value, bool> known;
+};
 
 /// Bytes per PE `value` takes in SRAM under `layout` (on the target's grid,
 /// as the schedule states it), its batch dim at `localBatch` samples; 0
 /// for a value that streams out.
 int64_t residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
-                           int64_t localBatch, const ::wsc::model::TargetSpec &target);
+                           int64_t localBatch, const ::wsc::model::TargetSpec &target,
+                           StreamedValues &streamed);
 
 /// The peak over `func`'s ops of the bytes per PE of the values live there:
 /// each kernel result with a result layout and each layout conversion's
