@@ -508,13 +508,12 @@ FailureOr<json::Object> Emitter::emit() {
       auto name = llvm::cast<SymbolOpInterface>(op).getName();
       auto type = llvm::cast<RankedTensorType>(
           llvm::cast<TypeAttr>(op.getAttr("type")).getValue());
-      std::optional<sched::DType> dtype = scheduleDType(type.getElementType());
-      if (!dtype || !sched::isBufferDType(*dtype))
-        return op.emitOpError("holds ")
-               << type.getElementType() << "; a buffer holds f32, i64 or i1 state";
+      // The buffer ops' verifier admits f32, i64 and i1 only, which are
+      // the format's buffer dtypes (sched::isBufferDType).
+      sched::DType dtype = *scheduleDType(type.getElementType());
       params.push_back(json::Object{{key::param::kName, name.str()},
                                     {key::param::kShape, toJson(type.getShape())},
-                                    {key::param::kDType, ::wsc::rt::dtypeName(*dtype)},
+                                    {key::param::kDType, ::wsc::rt::dtypeName(dtype)},
                                     {key::param::kBuffer, true}});
     }
   }

@@ -5,7 +5,7 @@
 // RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s
 // RUN: wsc-opt %S/../Transforms/Inputs/mlp-mse-train.mlir --wsc-pipeline="mode=weight_streaming" 2>/dev/null \
 // RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s --check-prefix=NONE
-// RUN: not wsc-translate --wsc-to-schedule %s 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: wsc-translate --wsc-to-schedule %s -verify-diagnostics >/dev/null
 
 // CHECK: "micro_batch_size": 3,
 // CHECK: "micro_batch": "micro-batch 3 of 8 per system (forced)",
@@ -13,7 +13,7 @@
 // NONE-NOT: "micro_batch_size"
 // NONE: "micro_batch": "",
 
-// ERR: error: 'wsc.micro_batch' must be a positive integer, not 0 : i64
+// expected-error @+1 {{'wsc.micro_batch' must be a positive integer, not 0 : i64}}
 module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.micro_batch = 0 : i64} {
   func.func @step(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> (tensor<8x4xf32> {wsc.output = 0 : i64}) {
     return %x : tensor<8x4xf32>

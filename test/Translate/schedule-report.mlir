@@ -2,8 +2,7 @@
 // schedule's "report", every entry present (empty when unknown).
 // The last splits are malformed reports: the good ones still print.
 // RUN: not wsc-translate --wsc-to-schedule %s -split-input-file 2>/dev/null | FileCheck %s
-// RUN: not wsc-translate --wsc-to-schedule %s -split-input-file 2>&1 >/dev/null \
-// RUN:   | FileCheck %s --check-prefix=ERR
+// RUN: wsc-translate --wsc-to-schedule %s -split-input-file -verify-diagnostics >/dev/null
 
 // CHECK-LABEL: "function": "full"
 // CHECK:      "report": {
@@ -45,7 +44,7 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
 
 // -----
 
-// ERR: error: 'wsc.report' entry 'mode' must be a string, got 3 : i64
+// expected-error @+1 {{'wsc.report' entry 'mode' must be a string, got 3 : i64}}
 module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.report = {mode = 3 : i64}} {
   func.func @f(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
     return %x : tensor<2xf32>
@@ -54,7 +53,7 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.report = {mode = 
 
 // -----
 
-// ERR: error: 'wsc.report' entry 'warnings' must be a list of strings, got ["ok", 1]
+// expected-error @+1 {{'wsc.report' entry 'warnings' must be a list of strings, got ["ok", 1]}}
 module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.report = {warnings = ["ok", 1 : i64]}} {
   func.func @f(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
     return %x : tensor<2xf32>
@@ -63,7 +62,7 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.report = {warning
 
 // -----
 
-// ERR: error: 'wsc.report' must be a dictionary, got "mode"
+// expected-error @+1 {{'wsc.report' must be a dictionary, got "mode"}}
 module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.report = "mode"} {
   func.func @f(%x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {
     return %x : tensor<2xf32>
