@@ -141,6 +141,31 @@ def test_bert_with_padding_matches_accumulation_and_full_batch(systems):
     check_parity(model, SumCrossEntropy(5), nn.CrossEntropyLoss(), data, systems, 2)
 
 
+@pytest.mark.parametrize("systems,batch", [(1, 32), (2, 63)])
+def test_auto_splits_what_does_not_fit_and_matches(systems, batch):
+    """On a 1x1-PE wafer the whole per-system batch of 32 does not fit PE
+    SRAM: auto picks a smaller micro-batch by the cost model, and training
+    with the stock nn.MSELoss (a mean over a constant count) still matches
+    PyTorch's accumulation loop and full-batch training. With 63 samples
+    on two systems the second shard (31) ends in a shorter micro-batch."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 8))
+    reference = copy.deepcopy(model)
+    data = [(torch.randn(batch, 256), torch.randn(batch, 8)) for _ in range(STEPS)]
+    prog = wsc.compile(model, nn.MSELoss(), sgd(model.parameters()), data[0][0], data[0][1],
+                       systems=systems, stream_dtype="f32", mode="weight_streaming",
+                       grid=(1, 1), micro_batch_size="auto")
+    size = prog.schedule["micro_batch_size"]
+    assert 1 <= size < 32
+    assert prog.report()["micro_batch"].startswith(f"micro-batch {size} of 32 per system (auto)")
+    ours = [prog.step(x, y) for x, y in data]
+    theirs = accumulation_loop(reference, nn.MSELoss(), data, systems, size)
+    torch.testing.assert_close(torch.tensor(ours), torch.tensor(theirs), rtol=1e-4, atol=0)
+    whole = accumulation_loop(copy.deepcopy(model), nn.MSELoss(), data, 1, 10**9)
+    torch.testing.assert_close(torch.tensor(ours), torch.tensor(whole), rtol=1e-4, atol=0)
+    assert prog.report()["last_step"]["peak_sram_per_pe_bytes"] <= 49152
+
+
 def test_stream_bytes_grow_with_micro_batches():
     """Weights stream in again for every micro-batch; gradients go out per
     micro-batch too (SwarmX reduces each, MemoryX accumulates)."""
