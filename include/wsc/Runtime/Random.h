@@ -11,6 +11,7 @@
 #ifndef WSC_RUNTIME_RANDOM_H
 #define WSC_RUNTIME_RANDOM_H
 
+#include "wsc/Support/Philox.h" // philox4x32, the block function
 #include "wsc/Support/Tensor.h"
 
 #include <array>
@@ -18,12 +19,6 @@
 #include <optional>
 
 namespace wsc::rt {
-
-/// Philox4x32 with 10 rounds (Salmon et al., "Parallel Random Numbers: As
-/// Easy as 1, 2, 3", SC'11): four 32-bit words from a 128-bit counter and a
-/// 64-bit key.
-std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> counter,
-                                   std::array<uint32_t, 2> key);
 
 /// Where one random input's numbers come from.
 struct DrawKey {
