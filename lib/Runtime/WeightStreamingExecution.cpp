@@ -7,7 +7,8 @@
 //   gradient_stream -> SwarmX sums the systems' partial gradients (FP32),
 //                      MemoryX applies the optimizer;
 //   all_reduce      -> SwarmX sums a partial over the systems and returns the
-//                      total to each (synchronized batch statistics);
+//                      total to each (synchronized batch statistics; per
+//                      micro-batch with micro-batching, see scaleToBatch);
 //   buffer_update   -> MemoryX replaces a buffer with the systems' value;
 // and the loss is the SwarmX sum of the systems' partial losses. With
 // micro-batching each micro-batch walks the steps: SwarmX sums its partial
@@ -54,6 +55,12 @@ private:
   /// A system's partial of value `id`: zeros for one that sits this
   /// micro-batch out (its share of every sum over samples).
   Tensor partial(const WaferSystem &sys, int id) const;
+  /// Micro-batching: turns the all-reduced sums over micro-batch k of every
+  /// system (n_k samples) into N / n_k times that, for a global batch of N,
+  /// so the step computes micro-batch k's statistics, and a mean over a
+  /// count it computes is weighted by n_k / N (PyTorch's accumulation
+  /// loop, docs/MicroBatching.md).
+  void scaleToBatch(std::vector<Tensor> &sums) const;
 
   MemoryX memoryX_;
   std::unique_ptr<SwarmX> swarmX_;
@@ -90,6 +97,23 @@ Tensor WeightStreamingExecution::partial(const WaferSystem &sys, int id) const {
   return Tensor::zeros(v.dtype, v.shape);
 }
 
+void WeightStreamingExecution::scaleToBatch(std::vector<Tensor> &sums) const {
+  int64_t samples = 0; // in this micro-batch, over all systems
+  for (const WaferSystem &sys : systems_)
+    samples += sys.shard().size;
+  const double scale =
+      static_cast<double>(schedule_.globalBatch) / static_cast<double>(samples);
+  // The systems' sums are equal; they share the scaled one, read-only as
+  // every broadcast is.
+  Tensor scaled = Tensor::uninitialized(DType::F32, sums[0].shape());
+  const float *in = sums[0].data<float>();
+  float *out = scaled.data<float>();
+  for (int64_t i = 0; i < scaled.numel(); ++i)
+    out[i] = static_cast<float>(in[i] * scale);
+  for (Tensor &sum : sums)
+    sum = scaled;
+}
+
 void WeightStreamingExecution::startStep() {
   std::fill(streamBytes_.begin(), streamBytes_.end(), -1.0);
   if (sparse_)
@@ -111,10 +135,13 @@ void WeightStreamingExecution::runStep(size_t si) {
   case StepKind::AllReduce: {
     std::vector<Tensor> partials;
     for (WaferSystem &sys : systems_)
-      partials.push_back(sys.value(st.operands[0]));
+      partials.push_back(partial(sys, st.operands[0]));
     std::vector<Tensor> sums = swarmX_->allReduce(partials);
+    if (schedule_.microBatches() > 1)
+      scaleToBatch(sums);
     for (WaferSystem &sys : systems_)
-      sys.setValue(st.results[0], sums[sys.index()]);
+      if (sys.shard().size > 0)
+        sys.setValue(st.results[0], sums[sys.index()]);
     return;
   }
   case StepKind::BufferUpdate:

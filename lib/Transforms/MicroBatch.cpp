@@ -78,6 +78,8 @@ struct MicroBatchPass : public mlir::wsc::impl::WSCMicroBatchBase<MicroBatchPass
   void runOnOperation() override;
 
 private:
+  /// Chooses the micro-batch (wsc.micro_batch), or signals failure.
+  void decide(ModuleOp module);
   model::TargetSpec target;
   int64_t weightBytes = 2, gradientBytes = 4;
 
@@ -192,35 +194,52 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, int64_t size, int64_t batch,
   return c;
 }
 
-/// Why the step's batch cannot be run in parts, and where: what splitting it
-/// would change (a sum over the batch used as a total), or what the
-/// emulator does not split yet. Nullopt when it can.
+/// Why the emulator does not run the step's batch in parts yet, and where.
+/// Nullopt when it can. (Sums over the batch used as totals, such as
+/// BatchNorm's statistics, are per micro-batch: wsc.swarmx.all_reduce.)
 static std::optional<std::pair<Location, std::string>> whyNotSplit(ModuleOp module,
                                                                    func::FuncOp func) {
   auto why = [](Location loc, StringRef text) {
     return std::optional<std::pair<Location, std::string>>{{loc, text.str()}};
   };
-  if (auto total = module->getAttrOfType<LocationAttr>(WSCDialect::getBatchTotalAttrName()))
-    return why(total, "the step uses a sum over its whole batch as a total (a batch "
-                       "statistic, or a mean divided by a count it computes), which each "
-                       "micro-batch would compute over its own samples");
   if (module->hasAttr(WSCDialect::getVtsAttrName()))
     return why(func.getLoc(), "variable tensor shape steps are not run in micro-batches yet");
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (func.getArgAttr(i, WSCDialect::getSparsityAttrName()))
       return why(func.getArgument(i).getLoc(),
                  "sparse weights are not streamed per micro-batch yet");
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    if (func.getResultAttr(i, WSCDialect::getBufferUpdateAttrName()))
-      return why(func.getLoc(), "the step updates buffers (running statistics), which "
-                                "would update once per micro-batch");
   return std::nullopt;
+}
+
+/// Whether the module's step runs in more than one micro-batch.
+static bool splits(ModuleOp module) {
+  auto size = module->getAttrOfType<IntegerAttr>(WSCDialect::getMicroBatchAttrName());
+  if (!size)
+    return false;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    FailureOr<BatchDims> dims = BatchDims::compute(func);
+    return succeeded(dims) &&
+           size.getInt() < largestShard(dims->getGlobalBatch(),
+                                        TargetAttr::lookup(module).getSystems());
+  }
+  return false;
 }
 
 void MicroBatchPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (microBatch.isNone())
     return;
+  decide(module);
+  // wsc-sync-batch-statistics inserted them for micro-batches on one
+  // system, where without micro-batches they would sum one partial.
+  if (TargetAttr::lookup(module).getSystems() == 1 && !splits(module))
+    module.walk([](AllReduceOp sum) {
+      sum.getSum().replaceAllUsesWith(sum.getPartial());
+      sum.erase();
+    });
+}
+
+void MicroBatchPass::decide(ModuleOp module) {
   std::string asked = llvm::formatv("micro-batch={0}", microBatch.getValue()).str();
   if (isLayerPipelined(module)) {
     reportDecision(module, module.getLoc(), ReportEntry::MicroBatch,

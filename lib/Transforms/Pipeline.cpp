@@ -30,7 +30,8 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
       WSCAttachTargetOptions{options.target, options.grid, options.systems, options.streamDType}));
   pm.addPass(createWSCVts(
       WSCVtsOptions{options.vts, options.expectedValidFraction}));
-  pm.addPass(createWSCSyncBatchStatistics());
+  pm.addPass(createWSCSyncBatchStatistics(
+      WSCSyncBatchStatisticsOptions{!options.microBatch.isNone()}));
   pm.addPass(createWSCFormKernels());
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
   // Before the layouts, which are chosen for the micro-batch.

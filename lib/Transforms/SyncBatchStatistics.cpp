@@ -13,7 +13,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BatchTotals.h"
 #include "wsc/Analysis/BatchDims.h"
 #include "wsc/Transforms/Passes.h"
 
@@ -185,8 +184,8 @@ public:
         // Summed by SwarmX: it must be each system's share, not a total.
         if (whole.contains(operand.get()))
           return operand.get().getDefiningOp()->emitOpError("computes result #")
-                 << i << " (a loss or gradient, which SwarmX sums over the systems) "
-                 << "from whole-batch sums; every system would send the whole value";
+                 << i << " (a loss or gradient, summed over the systems and micro-batches) "
+                 << "from whole-batch sums; every part would send the whole value";
         continue;
       }
       if (partial.contains(operand.get()) && failed(useTotal(operand)))
@@ -270,41 +269,16 @@ private:
   DenseMap<Value, Value> totals; // partial -> its all-reduce
 };
 
-} // namespace
-
-std::optional<Location> mlir::wsc::firstBatchTotal(func::FuncOp func) {
-  // Run the sync on a copy and see whether it needed any total. The copy's
-  // diagnostics (a loss computed from totals) only mean "yes".
-  auto copy = llvm::cast<func::FuncOp>(func->clone());
-  std::optional<Location> found;
-  {
-    ScopedDiagnosticHandler quiet(func.getContext(), [](Diagnostic &) { return success(); });
-    FailureOr<BatchDims> copyDims = BatchDims::compute(copy);
-    if (failed(copyDims) || failed(BatchStatisticsSync(copy, *copyDims).run()))
-      found = func.getLoc();
-  }
-  if (!found)
-    copy.walk([&](AllReduceOp sum) {
-      found = sum.getLoc();
-      return WalkResult::interrupt();
-    });
-  copy->erase();
-  return found;
-}
-
-namespace {
-
 struct SyncBatchStatisticsPass
     : public mlir::wsc::impl::WSCSyncBatchStatisticsBase<SyncBatchStatisticsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (TargetAttr::lookup(module).getSystems() == 1 && !microBatches)
+      return;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
-        continue;
-      // Recorded for the micro-batch choice, which runs on kernels.
-      if (std::optional<Location> total = firstBatchTotal(func))
-        module->setAttr(WSCDialect::getBatchTotalAttrName(), LocationAttr(*total));
-      if (TargetAttr::lookup(module).getSystems() == 1)
         continue;
       FailureOr<BatchDims> dims = BatchDims::compute(func);
       if (failed(dims) || failed(BatchStatisticsSync(func, *dims).run()))

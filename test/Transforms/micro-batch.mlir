@@ -1,5 +1,5 @@
 // RUN: wsc-opt %s -split-input-file -verify-diagnostics --wsc-micro-batch=micro-batch=auto --wsc-assign-layouts | FileCheck %s
-// RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=3 2>&1 | FileCheck %s --check-prefix=FORCED
+// RUN: wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=3 2>&1 | FileCheck %s --check-prefix=FORCED
 // RUN: wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=100 2>&1 | FileCheck %s --check-prefix=MOVED
 // RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=0 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=many 2>&1 | FileCheck %s --check-prefix=BAD-WORD
@@ -109,15 +109,16 @@ module @no_batch {
 
 // -----
 
-// A step that uses a sum over its whole batch as a total (recorded by
-// wsc-sync-batch-statistics: a batch statistic, a mean over a count it
-// computes) computes something else per micro-batch: auto keeps the whole
-// batch (a forced split is an error: micro-batch-invalid.mlir).
-// CHECK-LABEL: module @batch_total
-// CHECK-NOT: wsc.micro_batch =
-// expected-remark @+1 {{none (auto): the step uses a sum over its whole batch as a total}}
-module @batch_total attributes {wsc.batch_total = loc("batch_total.mlir":7:8)} {
-  func.func @step(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
-    return %x : tensor<8x4xf32>
+// On one system the all-reduces (inserted by wsc-sync-batch-statistics for
+// micro-batches) make each micro-batch's statistics its own. auto keeps the
+// whole batch here, so they go: one system sums one partial.
+// CHECK-LABEL: module @one_system_whole_batch
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: return %arg1
+// expected-remark @+1 {{micro-batch 8 of 8 per system (auto)}}
+module @one_system_whole_batch attributes {wsc.target = #wsc.target<systems = 1>} {
+  func.func @step(%x: tensor<8x4xf32> {wsc.input = 0 : i64}, %p: tensor<4xf32>) -> tensor<4xf32> {
+    %s = wsc.swarmx.all_reduce %p : tensor<4xf32>
+    return %s : tensor<4xf32>
   }
 }

@@ -1,4 +1,5 @@
 // RUN: wsc-opt %s --wsc-sync-batch-statistics -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: wsc-opt %s --wsc-sync-batch-statistics=micro-batches=true -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=MICRO
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
@@ -251,7 +252,7 @@ func.func @nonlinear_gradient(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (ten
     %r = arith.addf %in, %acc : f32
     linalg.yield %r : f32
   } -> tensor<2xf32>
-  // expected-error @+1 {{computes result #1 (a loss or gradient, which SwarmX sums over the systems) from whole-batch sums; every system would send the whole value}}
+  // expected-error @+1 {{computes result #1 (a loss or gradient, summed over the systems and micro-batches) from whole-batch sums; every part would send the whole value}}
   %g = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%s : tensor<2xf32>) outs(%e : tensor<2xf32>) {
   ^bb0(%in: f32, %out: f32):
     %r = math.rsqrt %in : f32
@@ -320,7 +321,7 @@ func.func @insert_into_values(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (ten
   } -> tensor<2xf32>
   %o = tensor.empty() : tensor<4xf32>
   %ones = linalg.fill ins(%one : f32) outs(%o : tensor<4xf32>) -> tensor<4xf32>
-  // expected-error @+1 {{computes result #0 (a loss or gradient, which SwarmX sums over the systems) from whole-batch sums}}
+  // expected-error @+1 {{computes result #0 (a loss or gradient, summed over the systems and micro-batches) from whole-batch sums}}
   %grad = tensor.insert_slice %sum into %ones[0] [2] [1] : tensor<2xf32> into tensor<4xf32>
   return %grad : tensor<4xf32>
 }
@@ -372,12 +373,16 @@ func.func @mean_over_kept(%loss: tensor<4xf32> {wsc.input = 0 : i64}, %kept: ten
 
 // -----
 
-// On one system nothing is all-reduced, but where the step first uses a
-// sum over the batch as a total is recorded: micro-batches would each
-// compute it over their own samples (wsc-micro-batch reads it).
-// CHECK-LABEL: module attributes {wsc.batch_total = #loc{{[0-9]*}}} {
-// CHECK-NOT: wsc.swarmx.all_reduce
+// On one system nothing is all-reduced, unless for micro-batches: each
+// then needs the total over its own samples (wsc.swarmx.all_reduce).
 // CHECK-LABEL: func.func @centre_one_system
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: return
+// MICRO-LABEL: func.func @centre_one_system
+// MICRO: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// MICRO: %[[MEAN:.*]] = linalg.generic {{.*}}ins(%[[SUM]] : tensor<2xf32>)
+// MICRO: %[[TOTAL:.*]] = wsc.swarmx.all_reduce %[[MEAN]] : tensor<2xf32>
+// MICRO: ins(%arg0, %[[TOTAL]] : tensor<4x2xf32>, tensor<2xf32>)
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 #v = affine_map<(d0) -> (d0)>

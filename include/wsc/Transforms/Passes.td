@@ -165,11 +165,11 @@ def WSCSyncBatchStatistics : Pass<"wsc-sync-batch-statistics", "::mlir::ModuleOp
     keep the partial: SwarmX sums those on their way to MemoryX.
 
     Runs on the exported function, before `wsc-form-kernels`, and inserts
-    nothing with one system. The all-reduce becomes a step of its own
-    between kernels. With any number of systems it records, as the module's
-    `wsc.batch_total` location, where the step first needs such a total:
-    micro-batches would each compute it over their own samples, so
-    `wsc-micro-batch` does not split that step.
+    nothing with one system unless `micro-batches` is set: micro-batches
+    need the all-reduces on one system too, where they give each
+    micro-batch its own statistics (see `wsc.swarmx.all_reduce`);
+    `wsc-micro-batch` removes them again if it does not split the batch.
+    The all-reduce becomes a step of its own between kernels.
 
     ```mlir
     // Before (systems = 2): %s is a per-system partial.
@@ -184,6 +184,10 @@ def WSCSyncBatchStatistics : Pass<"wsc-sync-batch-statistics", "::mlir::ModuleOp
     %c = linalg.generic ... ins(%x, %mean.1 : ...) ...
     ```
   }];
+  let options = [
+    Option<"microBatches", "micro-batches", "bool", /*default=*/"false",
+           "Insert the all-reduces with one system too, for wsc-micro-batch">
+  ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
 

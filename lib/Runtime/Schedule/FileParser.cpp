@@ -114,12 +114,6 @@ void FileParser::parseMicroBatchSize(const JsonReader &m) {
     m.error("micro-batching a schedule with variable tensor shapes is not supported");
   for (size_t i = 0; i < s_.steps.size(); ++i) {
     const Step &st = s_.steps[i];
-    // The kernels divide batch-wide sums by the global batch's counts, so
-    // statistics over one micro-batch would be scaled wrongly.
-    if (st.kind == StepKind::AllReduce || st.kind == StepKind::BufferUpdate)
-      m.error("micro-batching needs per-micro-batch counts for the batch-wide statistics of ",
-              st.path, " (", stringify(st.kind),
-              "), which the kernels compute over the global batch");
     if (st.format == StreamFormat::Csr || st.format == StreamFormat::Mask)
       m.error("micro-batching sparse weight streams (", st.path, ") is not supported");
   }

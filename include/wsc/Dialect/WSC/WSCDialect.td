@@ -70,7 +70,6 @@ def WSC_Dialect : Dialect {
     /// Module: where the step first uses a sum over its whole batch as a
     /// total (a location), set by wsc-sync-batch-statistics: splitting the
     /// batch into micro-batches would change what it computes.
-    static ::llvm::StringLiteral getBatchTotalAttrName() { return "wsc.batch_total"; }
     /// Argument: the index of a model input (i64).
     static ::llvm::StringLiteral getInputAttrName() { return "wsc.input"; }
     /// Argument: the index of a label (i64).

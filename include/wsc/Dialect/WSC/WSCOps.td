@@ -214,6 +214,13 @@ def WSC_AllReduceOp : WSC_Op<"swarmx.all_reduce",
     over the whole batch, as one device would (synchronized batch
     statistics). With one system it is the identity.
 
+    In a micro-batched step (`wsc.micro_batch`) each micro-batch is run as
+    a step of its own, as in PyTorch's gradient-accumulation loop: the sum
+    is over micro-batch k of every system (n_k samples), scaled by N / n_k
+    for a global batch of N, so a statistic divided by the whole batch's
+    count is the micro-batch's, and a mean divided by a count the step
+    computes comes out weighted by the micro-batch's share n_k / N.
+
     ```mlir
     %sum = wsc.swarmx.all_reduce %partial : tensor<64xf32>
     ```
