@@ -1,11 +1,13 @@
 //===- wsc-run.cpp - Run a wsc schedule on the emulated cluster -----------===//
 //
 //   wsc-run SCHEDULE.json --weights W.safetensors
-//           [--data D.safetensors [--steps N]]          (training)
+//           [--data D.safetensors [--steps N] [--sparsity S.json]] (training)
 //           [--inputs IN.safetensors [--outputs OUT.safetensors]] (inference)
 //           [--trace T.json] [--save-weights W2.safetensors]
 //           [--report R.json] [--threads N] [--seed S] [--quiet]
 //   wsc-run SCHEDULE.json --model-only [--steps N] [--report R.json]
+//   mpirun -np R wsc-run SCHEDULE.json ...   (one rank per group of systems;
+//                                             scripts/wsc-mpirun, MpiJob.h)
 //
 // Exit status: 0 on success, 1 for a bad or incompatible input file (the
 // message names the file), 2 for a usage error.
@@ -13,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Support/Error.h"
+#include "wsc/Runtime/MaskScheduleDriver.h"
+#include "wsc/Runtime/MpiJob.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Report.h"
 #include "wsc/Support/SafeTensors.h"
@@ -34,6 +38,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -44,10 +49,11 @@ namespace {
 
 const char *kUsage =
     "usage: wsc-run SCHEDULE.json --weights W.safetensors\n"
-    "               [--data D.safetensors [--steps N]]\n"
+    "               [--data D.safetensors [--steps N] [--sparsity S.json]]\n"
     "               [--inputs IN.safetensors [--outputs OUT.safetensors]]\n"
     "               [--trace TRACE.json] [--save-weights OUT.safetensors]\n"
-    "               [--report REPORT.json] [--threads N] [--seed S] [--quiet]\n"
+    "               [--report REPORT.json] [--threads N] [--system-threads N]\n"
+    "               [--seed S] [--quiet] [--rank-timeout S]\n"
     "       wsc-run SCHEDULE.json --model-only [--steps N] [--report REPORT.json]\n"
     "\n"
     "Runs a wsc schedule (wsc-translate --wsc-to-schedule) on the emulated\n"
@@ -56,12 +62,19 @@ const char *kUsage =
     "  --data           training data: per schedule input name a tensor\n"
     "                   [S, *input_shape] (S batches) or exactly input_shape\n"
     "  --steps          training steps (default S); step i uses batch i mod S\n"
+    "  --sparsity       masks and dynamic-sparsity schedules (GMP, RigL, SET)\n"
+    "                   as JSON; format in docs/Sparsity.md\n"
     "  --inputs         inference inputs (exact input shapes)\n"
     "  --outputs        where to write inference outputs\n"
     "  --trace          Chrome/Perfetto trace of the modeled timeline\n"
     "  --save-weights   final weights after training\n"
     "  --report         per-step report as JSON\n"
-    "  --threads        BLAS threads\n"
+    "  --threads        cores this process uses (default: all, shared by the\n"
+    "                   ranks on this host): system threads x BLAS threads\n"
+    "  --system-threads systems run concurrently (default: as many as\n"
+    "                   --threads allows); BLAS gets threads / system threads\n"
+    "  --rank-timeout   under mpirun: seconds a rank waits for another before\n"
+    "                   it ends the job (default 120)\n"
     "  --seed           seed of the random inputs (dropout masks; default 0):\n"
     "                   step t's draws depend on (seed, t) alone\n"
     "  --quiet          no per-step lines, only the summary\n"
@@ -73,9 +86,10 @@ struct UsageError {
 };
 
 struct Options {
-  std::string schedule, weights, data, inputs, outputs, trace, saveWeights, report;
+  std::string schedule, weights, data, inputs, outputs, trace, saveWeights, report, sparsity;
   std::optional<int64_t> steps;
-  std::optional<int> threads;
+  std::optional<int> threads, systemThreads;
+  double rankTimeout = 120;
   uint64_t seed = 0;
   bool quiet = false;
   bool modelOnly = false;
@@ -97,7 +111,7 @@ Options parseArgs(int argc, char **argv) {
       {"--weights", &o.weights}, {"--data", &o.data},
       {"--inputs", &o.inputs},   {"--outputs", &o.outputs},
       {"--trace", &o.trace},     {"--save-weights", &o.saveWeights},
-      {"--report", &o.report}};
+      {"--report", &o.report},   {"--sparsity", &o.sparsity}};
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -122,7 +136,8 @@ Options parseArgs(int argc, char **argv) {
         hasValue = true;
       }
       const bool known = stringFlags.count(flag) || flag == "--steps" || flag == "--threads" ||
-                         flag == "--seed";
+                         flag == "--seed" || flag == "--system-threads" ||
+                         flag == "--rank-timeout";
       if (!known)
         throw UsageError{"unknown option '" + flag + "'"};
       if (!hasValue) {
@@ -136,6 +151,10 @@ Options parseArgs(int argc, char **argv) {
         o.steps = parseCount(flag, value, 0, int64_t(1) << 40);
       else if (flag == "--threads")
         o.threads = static_cast<int>(parseCount(flag, value, 1, 1024));
+      else if (flag == "--system-threads")
+        o.systemThreads = static_cast<int>(parseCount(flag, value, 1, 1024));
+      else if (flag == "--rank-timeout")
+        o.rankTimeout = static_cast<double>(parseCount(flag, value, 1, 86400));
       else if (flag == "--seed")
         o.seed = static_cast<uint64_t>(
             parseCount(flag, value, 0, std::numeric_limits<int64_t>::max()));
@@ -152,9 +171,9 @@ Options parseArgs(int argc, char **argv) {
   o.schedule = positional[0];
   if (o.modelOnly) {
     if (!o.weights.empty() || !o.data.empty() || !o.inputs.empty() || !o.saveWeights.empty() ||
-        !o.trace.empty())
-      throw UsageError{"--model-only takes no --weights, --data, --inputs, --trace or "
-                       "--save-weights"};
+        !o.trace.empty() || !o.sparsity.empty())
+      throw UsageError{"--model-only takes no --weights, --data, --inputs, --trace, "
+                       "--save-weights or --sparsity"};
     return o;
   }
   if (o.weights.empty())
@@ -165,6 +184,8 @@ Options parseArgs(int argc, char **argv) {
     throw UsageError{"--outputs needs --inputs"};
   if (o.steps && o.data.empty())
     throw UsageError{"--steps needs --data (or --model-only)"};
+  if (!o.sparsity.empty() && o.data.empty())
+    throw UsageError{"--sparsity needs --data (training)"};
   return o;
 }
 
@@ -470,6 +491,12 @@ int run(const Options &o) {
   }
   withFile(o.weights, [&] { session.loadWeights(weights); });
   weightsFile = SafeTensorsFile();
+  // Masks start from the loaded weights; the schedules move them between steps.
+  std::optional<MaskScheduleDriver> masks;
+  if (!o.sparsity.empty()) {
+    masks.emplace(session, loadSparsityConfig(o.sparsity, s));
+    withFile(o.sparsity, [&] { masks->start(); });
+  }
 
   nlohmann::json report = {{"schedule", o.schedule},
                            {"kind", training ? "train" : "inference"},
@@ -499,7 +526,11 @@ int run(const Options &o) {
     double lossSum = 0;
     for (int64_t i = 0; i < steps; ++i) {
       const auto t0 = Clock::now();
+      if (masks)
+        masks->beforeStep();
       const double loss = withFile(o.schedule, [&] { return session.step(batchAt(s, data, i)); });
+      if (masks)
+        withFile(o.sparsity, [&] { masks->afterStep(); });
       const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
       const StepTiming &t = session.lastReport().timing;
       lossSum += loss;
