@@ -27,6 +27,34 @@ void ParamOptimizer::resetAt(const int64_t *index, int64_t count) {
         (*state)[index[j]] = 0.0f;
 }
 
+void ParamOptimizer::restore(OptimizerState state) {
+  auto check = [&](const std::vector<float> &buffer, const char *name, bool kept) {
+    if (buffer.empty())
+      return;
+    if (!kept)
+      fail("optimizer state '", name, "' does not belong to this optimizer");
+    if (static_cast<int64_t>(buffer.size()) != numel_)
+      fail("optimizer state '", name, "' has ", buffer.size(), " elements, expected ", numel_);
+  };
+  const bool sgd = spec_.kind == OptimizerKind::SGD;
+  const bool adam = spec_.kind == OptimizerKind::Adam || spec_.kind == OptimizerKind::AdamW;
+  check(state.momentumBuffer, "momentum_buffer", sgd && spec_.momentum != 0);
+  check(state.expAvg, "exp_avg", adam);
+  check(state.expAvgSq, "exp_avg_sq", adam);
+  check(state.maxExpAvgSq, "max_exp_avg_sq", adam && spec_.amsgrad);
+  if (state.expAvg.empty() != state.expAvgSq.empty())
+    fail("optimizer state has only one of 'exp_avg' and 'exp_avg_sq'");
+  if (adam && spec_.amsgrad && state.expAvg.empty() != state.maxExpAvgSq.empty())
+    fail("optimizer state of amsgrad needs 'max_exp_avg_sq' with 'exp_avg'");
+  if (state.steps < 0)
+    fail("optimizer state has a negative step count ", state.steps);
+  steps_ = state.steps;
+  buf_ = std::move(state.momentumBuffer);
+  expAvg_ = std::move(state.expAvg);
+  expAvgSq_ = std::move(state.expAvgSq);
+  maxExpAvgSq_ = std::move(state.maxExpAvgSq);
+}
+
 template <typename At>
 void ParamOptimizer::dispatch(float *param, const float *grad, int64_t n, At at) {
   switch (spec_.kind) {

@@ -114,6 +114,22 @@ void Session::checkInputs(const std::vector<Tensor> &inputs) const {
   for (size_t i = 0; i < specs.size(); ++i) {
     const InputSpec &spec = specs[i];
     const Tensor &t = inputs[i];
+void Session::loadOptimizerState(const std::map<std::string, OptimizerState> &state) {
+  ParamStore &store = execution_->parameters();
+  for (const auto &[name, s] : state) {
+    const int p = schedule_.paramIndex(name);
+    if (p < 0)
+      fail("optimizer state for unknown parameter '", name, "'");
+    try {
+      ParamOptimizer(store.param(p).optimizer, numElements(store.param(p).shape)).restore(s);
+    } catch (const Error &e) {
+      fail("parameter '", name, "': ", e.what());
+    }
+  }
+  for (const auto &[name, s] : state)
+    store.setOptimizerState(schedule_.paramIndex(name), s);
+}
+
     if (!t.defined())
       fail("input '", spec.name, "' is missing");
     if (t.storage() != storageOf(spec.dtype))

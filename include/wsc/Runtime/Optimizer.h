@@ -20,6 +20,14 @@
 
 namespace wsc::rt {
 
+/// A parameter's optimizer state as a checkpoint (or torch's state_dict)
+/// holds it: the updates taken and the buffers in torch's names, each empty
+/// until first used or numel long.
+struct OptimizerState {
+  int64_t steps = 0;
+  std::vector<float> momentumBuffer, expAvg, expAvgSq, maxExpAvgSq;
+};
+
 class ParamOptimizer {
 public:
   ParamOptimizer(const OptimizerSpec &spec, int64_t numel);
@@ -43,6 +51,12 @@ public:
   const std::vector<float> &expAvg() const { return expAvg_; }
   const std::vector<float> &expAvgSq() const { return expAvgSq_; }
   const std::vector<float> &maxExpAvgSq() const { return maxExpAvgSq_; }
+
+  OptimizerState state() const { return {steps_, buf_, expAvg_, expAvgSq_, maxExpAvgSq_}; }
+  /// Replaces the state by a saved one; the next update continues from it
+  /// bitwise. Throws unless each buffer is empty or numel long and is one
+  /// this optimizer keeps (Adam's exp_avg and exp_avg_sq together).
+  void restore(OptimizerState state);
 
 private:
   /// Updates entries at(0) .. at(n - 1) of `p` and the state; g is packed.

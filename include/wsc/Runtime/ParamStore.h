@@ -52,6 +52,11 @@ public:
   /// Copies of all weights, by parameter name.
   std::map<std::string, Tensor> allWeights() const;
   const ParamOptimizer &optimizer(int p) const { return optimizers_.at(p); }
+  /// Restores parameter `p`'s optimizer state (a checkpoint's): after
+  /// setWeights, which starts a fresh optimizer. See ParamOptimizer::restore.
+  void setOptimizerState(int p, OptimizerState state) {
+    optimizers_.at(p).restore(std::move(state));
+  }
 
   /// Makes parameter `p` sparse with a mask (i1, the parameter's shape;
   /// true = active): its masked weights become 0, and from now on the

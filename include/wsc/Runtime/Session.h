@@ -84,6 +84,13 @@ public:
   /// Checks inputs (schedule input order, global batch): count, dtype,
   /// shape, and integer labels within [0, num_classes) or equal to the
   /// label's ignore_index.
+  /// Restores optimizer state by parameter name (a checkpoint's), after
+  /// loadWeights; throws on an unknown name or a state the parameter's
+  /// optimizer does not keep, before changing any.
+  void loadOptimizerState(const std::map<std::string, OptimizerState> &state);
+  /// A resumed run continues at step `steps`: its random draws depend on
+  /// the step number.
+  void setStepsRun(int steps) { stepsRun_ = steps; }
   void checkInputs(const std::vector<Tensor> &inputs) const;
 
   /// The seed of the random inputs (dropout masks): each step draws them
