@@ -71,6 +71,22 @@ void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
     store.setWeights(static_cast<int>(i), weights.at(schedule_.params[i].name));
 }
 
+void Session::loadOptimizerState(const std::map<std::string, OptimizerState> &state) {
+  ParamStore &store = execution_->parameters();
+  for (const auto &[name, s] : state) {
+    const int p = schedule_.paramIndex(name);
+    if (p < 0)
+      fail("optimizer state for unknown parameter '", name, "'");
+    try {
+      ParamOptimizer(store.param(p).optimizer, numElements(store.param(p).shape)).restore(s);
+    } catch (const Error &e) {
+      fail("parameter '", name, "': ", e.what());
+    }
+  }
+  for (const auto &[name, s] : state)
+    store.setOptimizerState(schedule_.paramIndex(name), s);
+}
+
 void Session::checkParamMasks(const std::map<std::string, Tensor> &masks,
                               const char *what) const {
   for (const auto &[name, mask] : masks) {
@@ -114,22 +130,6 @@ void Session::checkInputs(const std::vector<Tensor> &inputs) const {
   for (size_t i = 0; i < specs.size(); ++i) {
     const InputSpec &spec = specs[i];
     const Tensor &t = inputs[i];
-void Session::loadOptimizerState(const std::map<std::string, OptimizerState> &state) {
-  ParamStore &store = execution_->parameters();
-  for (const auto &[name, s] : state) {
-    const int p = schedule_.paramIndex(name);
-    if (p < 0)
-      fail("optimizer state for unknown parameter '", name, "'");
-    try {
-      ParamOptimizer(store.param(p).optimizer, numElements(store.param(p).shape)).restore(s);
-    } catch (const Error &e) {
-      fail("parameter '", name, "': ", e.what());
-    }
-  }
-  for (const auto &[name, s] : state)
-    store.setOptimizerState(schedule_.paramIndex(name), s);
-}
-
     if (!t.defined())
       fail("input '", spec.name, "' is missing");
     if (t.storage() != storageOf(spec.dtype))
