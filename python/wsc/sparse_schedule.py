@@ -29,39 +29,46 @@ A parameter keeps ``numel - round(sparsity * numel)`` active weights, the count
 flat index, and NaN ranks last (a NaN weight is dropped, and a NaN gradient
 grown, only after every number).
 
+GMP, RigL and SET compute in C++ (``wsc._runtime.MaskSchedule``,
+``include/wsc/Sparse/MaskSchedule.h``), the code ``wsc-run --sparsity`` runs,
+so both give the same masks bit for bit. Their random draws (SET's growth, the
+random initial masks) come from Philox keyed by ``(seed, step, parameter
+name)``: a schedule keeps no generator state. A Python subclass of
+``DynamicSparsity`` may instead implement ``updates_at``, ``_initial_mask``
+and ``_change`` itself.
+
 When a weight becomes active again the emulator starts it at 0 with zero
 optimizer state: MemoryX keeps optimizer state only for active weights, like
-SAMO's compressed layout (``tests/sparse_reference.py`` mirrors this).
+SAMO's compressed layout (``python/tests/parity.py``'s ``train_reference``
+mirrors this).
 """
-import math
 import numbers
-import random
 
+import numpy as np
 import torch
 
-from .sparse import (Masks, ParamFilter, _owned_parameters, active_count, default_filter,
-                     magnitude_mask, pick)
+from .sparse import Masks, ParamFilter, _owned_parameters, default_filter
 
 
-def _number(arg, value, ok, what):
+def _real(arg, value):
+    """``value`` as a float, or TypeError naming ``arg``; the C++ schedule
+    checks its range."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{arg} must be a number, got {value!r}")
-    if not ok(value):
-        raise ValueError(f"{arg} must be {what}, got {value!r}")
     return float(value)
 
 
-def _integer(arg, value, low, high=None):
+def _int(arg, value):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{arg} must be an int, got {value!r}")
-    if value < low or (high is not None and value >= high):
-        bound = f"in [{low}, {high})" if high is not None else f">= {low}"
-        raise ValueError(f"{arg} must be {bound}, got {value!r}")
     return int(value)
 
 
-def _sparsity(arg, value):
-    return _number(arg, value, lambda v: 0 <= v < 1, "a number in [0, 1)")
+def _native(**config):
+    """The C++ schedule (wsc._runtime.MaskSchedule); checks the values' ranges
+    and relations, raising ValueError naming the argument."""
+    from . import _runtime  # the native runtime binding, built by `make`
+    return _runtime.MaskSchedule(**config)
 
 
 class DynamicSparsity:
@@ -89,7 +96,7 @@ class DynamicSparsity:
             with torch.no_grad():
                 for name, param, module in _owned_parameters(model):
                     if self.param_filter(name, param, module):
-                        masks[name] = self._initial_mask(param).view_as(param)
+                        masks[name] = self._start_mask(name, param).view_as(param)
                         param.mul_(masks[name])
         finally:
             self._generator = None
@@ -101,7 +108,10 @@ class DynamicSparsity:
         RigL's and SET's constant one."""
         if self._shapes is not None and name not in self._shapes:
             raise ValueError(f"name: '{name}' is not a parameter this schedule started")
-        return 1.0 - self._planned_sparsity
+        return self._planned_density()
+
+    def _planned_density(self):
+        raise NotImplementedError
 
     def updates_at(self, step: int) -> bool:
         """Whether the masks change after step ``step`` (0-based)."""
@@ -114,13 +124,24 @@ class DynamicSparsity:
         self._generator = self._make_generator(step)
         try:
             for name in self._shapes:
-                mask = masks[name].reshape(-1).clone()
-                grad = gradients[name].abs() if self.needs_gradients else None
-                self._change(step, weights[name].detach().abs(), mask, grad)
+                grad = gradients[name].detach() if self.needs_gradients else None
+                mask = self._updated_mask(step, name, weights[name].detach(), masks[name], grad)
                 new[name] = mask.view(self._shapes[name])
         finally:
             self._generator = None
         return new
+
+    def _start_mask(self, name, param):
+        """The flat initial mask of parameter ``name``."""
+        return self._initial_mask(param)
+
+    def _updated_mask(self, step, name, weight, mask, grad):
+        """The flat mask of ``name`` after step ``step``; a Python subclass
+        changes a copy of the old one in ``_change(step, |weight|, mask,
+        |grad|)``."""
+        mask = mask.reshape(-1).clone()
+        self._change(step, weight.abs(), mask, None if grad is None else grad.abs())
+        return mask
 
     def _make_generator(self, step):
         """The random generator start() (step None) or update(step) draws
@@ -130,7 +151,8 @@ class DynamicSparsity:
     def _check_update(self, step, weights, masks, gradients):
         if self._shapes is None:
             raise ValueError("update() before start()")
-        _integer("step", step, 0)
+        if _int("step", step) < 0:
+            raise ValueError(f"step must be >= 0, got {step!r}")
         if not self.updates_at(step):
             raise ValueError(f"step: the masks do not change after step {step}")
         named = [("weights", weights), ("masks", masks)]
@@ -154,7 +176,36 @@ class DynamicSparsity:
                     raise TypeError(f"{arg}: '{name}' has dtype {value.dtype}")
 
 
-class GradualMagnitudePruning(DynamicSparsity):
+def _flat32(tensor):
+    """A tensor as the flat float32 numpy array the C++ schedules read."""
+    return np.ascontiguousarray(tensor.detach().reshape(-1).to(torch.float32).cpu().numpy())
+
+
+class _NativeSchedule(DynamicSparsity):
+    """A schedule the C++ implementation computes; ``self._config`` holds its
+    arguments as wsc-run's --sparsity file spells them."""
+
+    def _schedule(self):
+        # Built per call, so that the Python object stays plain (deep-copies).
+        return _native(**self._config)
+
+    def updates_at(self, step: int) -> bool:
+        return self._schedule().updates_at(step)
+
+    def _planned_density(self):
+        return self._schedule().planned_density
+
+    def _start_mask(self, name, param):
+        return torch.from_numpy(self._schedule().initial_mask(name, _flat32(param)))
+
+    def _updated_mask(self, step, name, weight, mask, grad):
+        new = self._schedule().update(step, name, _flat32(weight),
+                                      mask.reshape(-1).cpu().numpy(),
+                                      None if grad is None else _flat32(grad))
+        return torch.from_numpy(new)
+
+
+class GradualMagnitudePruning(_NativeSchedule):
     """Zhu & Gupta's gradual pruning: magnitude pruning on a cubic schedule
     that prunes fast while the network is redundant and slowly near the end."""
     source = "gmp"
@@ -162,87 +213,45 @@ class GradualMagnitudePruning(DynamicSparsity):
     def __init__(self, final_sparsity, *, end_step, initial_sparsity=0.0, begin_step=0,
                  frequency=1, param_filter: ParamFilter = default_filter):
         super().__init__(param_filter)
-        self.final_sparsity = _sparsity("final_sparsity", final_sparsity)
-        self.initial_sparsity = _sparsity("initial_sparsity", initial_sparsity)
-        if self.initial_sparsity > self.final_sparsity:
-            raise ValueError(f"initial_sparsity {initial_sparsity!r} must not exceed "
-                             f"final_sparsity {final_sparsity!r} (masks only shrink)")
-        self.begin_step = _integer("begin_step", begin_step, 0)
-        self.end_step = _integer("end_step", end_step, 1)
-        if self.begin_step >= self.end_step:
-            raise ValueError(f"begin_step {begin_step} must be less than end_step {end_step}")
-        self.frequency = _integer("frequency", frequency, 1)
-        self._planned_sparsity = self.final_sparsity
+        self.final_sparsity = _real("final_sparsity", final_sparsity)
+        self.initial_sparsity = _real("initial_sparsity", initial_sparsity)
+        self.begin_step = _int("begin_step", begin_step)
+        self.end_step = _int("end_step", end_step)
+        self.frequency = _int("frequency", frequency)
+        self._config = dict(schedule="gmp", end_step=self.end_step,
+                            final_sparsity=self.final_sparsity,
+                            initial_sparsity=self.initial_sparsity,
+                            begin_step=self.begin_step, frequency=self.frequency)
+        self._schedule()  # checks the values
 
     def sparsity_at(self, step: int) -> float:
-        if step < self.begin_step:
-            return self.initial_sparsity
-        if step >= self.end_step:
-            return self.final_sparsity
-        left = 1 - (step - self.begin_step) / (self.end_step - self.begin_step)
-        return self.final_sparsity + (self.initial_sparsity - self.final_sparsity) * left ** 3
-
-    def updates_at(self, step: int) -> bool:
-        # end_step always updates, so training ends at exactly final_sparsity.
-        return self.begin_step <= step <= self.end_step and \
-            ((step - self.begin_step) % self.frequency == 0 or step == self.end_step)
-
-    def _initial_mask(self, param):
-        return magnitude_mask(param, self.initial_sparsity)
-
-    def _change(self, step, magnitude, mask, grad):
-        excess = int(mask.sum()) - active_count(self.sparsity_at(step), mask.numel())
-        if excess > 0:  # never re-activate: a mask at or under target stays
-            mask[pick(magnitude, mask, excess, largest=False)] = False
+        return self._schedule().sparsity_at(step)
 
 
-class _DropAndGrow(DynamicSparsity):
+class _DropAndGrow(_NativeSchedule):
     """RigL and SET: constant nnz, a cosine-decaying fraction of the active
     weights (the smallest) replaced every ``update_frequency`` steps."""
 
     def __init__(self, sparsity, *, end_step, update_frequency=100, drop_fraction=0.3,
                  init="random", seed=0, param_filter: ParamFilter = default_filter):
         super().__init__(param_filter)
-        self.sparsity = _sparsity("sparsity", sparsity)
-        self.end_step = _integer("end_step", end_step, 1)
-        self.update_frequency = _integer("update_frequency", update_frequency, 1)
-        self.drop_fraction = _number("drop_fraction", drop_fraction,
-                                     lambda v: 0 < v <= 1, "a number in (0, 1]")
-        if init not in ("random", "magnitude"):
-            raise ValueError(f"init must be 'random' or 'magnitude', got {init!r}")
+        self.sparsity = _real("sparsity", sparsity)
+        self.end_step = _int("end_step", end_step)
+        self.update_frequency = _int("update_frequency", update_frequency)
+        self.drop_fraction = _real("drop_fraction", drop_fraction)
+        if not isinstance(init, str):
+            raise TypeError(f"init must be 'random' or 'magnitude', got {init!r}")
         self.init = init
-        self.seed = _integer("seed", seed, 0, 2 ** 32)
-        self._planned_sparsity = self.sparsity
-
-    def updates_at(self, step: int) -> bool:
-        return (step + 1) % self.update_frequency == 0 and step + 1 < self.end_step
-
-    def _make_generator(self, step):
-        # The random initial masks.
-        return torch.Generator().manual_seed(self.seed) if step is None else None
+        self.seed = _int("seed", seed)
+        if self.seed >= 2 ** 63:
+            raise ValueError(f"seed must be below 2**63, got {seed!r}")
+        self._config = dict(schedule=self.source, end_step=self.end_step,
+                            sparsity=self.sparsity, update_frequency=self.update_frequency,
+                            drop_fraction=self.drop_fraction, init=self.init, seed=self.seed)
+        self._schedule()  # checks the values
 
     def drop_fraction_at(self, step: int) -> float:
-        return self.drop_fraction / 2 * (1 + math.cos(math.pi * (step + 1) / self.end_step))
-
-    def _initial_mask(self, param):
-        if self.init == "magnitude":
-            return magnitude_mask(param, self.sparsity)
-        mask = torch.ones(param.numel(), dtype=torch.bool)
-        pruned = param.numel() - active_count(self.sparsity, param.numel())
-        mask[torch.randperm(param.numel(), generator=self._generator)[:pruned]] = False
-        return mask
-
-    def _change(self, step, magnitude, mask, grad):
-        # Grown entries come from the OLD mask's inactive ones, so a weight
-        # just dropped is not grown back in the same update (as in RigL).
-        nnz = int(mask.sum())
-        k = min(math.floor(self.drop_fraction_at(step) * nnz), mask.numel() - nnz)
-        grown = self._grow(~mask, grad, k)
-        mask[pick(magnitude, mask, k, largest=False)] = False
-        mask[grown] = True
-
-    def _grow(self, inactive, grad, k):
-        raise NotImplementedError
+        return self._schedule().drop_fraction_at(step)
 
 
 class RigL(_DropAndGrow):
@@ -251,23 +260,8 @@ class RigL(_DropAndGrow):
     source = "rigl"
     needs_gradients = True
 
-    def _grow(self, inactive, grad, k):
-        return pick(grad, inactive, k, largest=True)
-
 
 class SET(_DropAndGrow):
     """Sparse Evolutionary Training: grow at random, no gradient needed, so
     MemoryX never has to receive a dense gradient."""
     source = "set"
-
-    def _make_generator(self, step):
-        if step is None:
-            return super()._make_generator(step)
-        # One generator per (seed, step). torch's CPU generator keeps 32 bits
-        # of its seed, so mix the pair down to 32 bits.
-        mixed = random.Random((self.seed << 64) | step).getrandbits(32)
-        return torch.Generator().manual_seed(mixed)
-
-    def _grow(self, inactive, grad, k):
-        index = inactive.nonzero().flatten()
-        return index[torch.randperm(index.numel(), generator=self._generator)[:k]]

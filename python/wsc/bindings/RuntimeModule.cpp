@@ -162,12 +162,16 @@ std::unique_ptr<Session> sessionFromText(const std::string &text, const std::str
 
 } // namespace
 
+/// wsc._runtime.MaskSchedule (MaskSchedules.cpp).
+void bindMaskSchedules(py::module &m);
+
 PYBIND11_MODULE(_runtime, m) {
   m.doc() = "wsc runtime: emulates a weight-streaming cluster (or, for a layer-pipelined "
             "schedule, one wafer) executing a wsc schedule";
   // wsc._runtime.Error subclasses ValueError: every runtime error is about
   // bad input (schedule, weights, data).
   py::register_exception<Error>(m, "Error", PyExc_ValueError);
+  bindMaskSchedules(m);
 
   m.def("set_num_threads", &setNumThreads, py::arg("n"),
         "Sets the BLAS thread count; returns False if the BLAS cannot.");
