@@ -12,7 +12,8 @@ from torch import nn
 
 import wsc
 from wsc import compiler, safetensors
-from wsc.sparse_schedule import SET, GradualMagnitudePruning, RigL
+from wsc.sparse import magnitude_mask, pick
+from wsc.sparse_schedule import SET, DynamicSparsity, GradualMagnitudePruning, RigL
 
 STEPS = 8
 
@@ -209,3 +210,35 @@ def test_a_masks_file_fixes_masks_and_starts_schedules(sparse_run, tmp_path):
     nnz = int(first.sum())
     active = np.asarray(saved["0.weight"]) != 0
     assert active.sum() <= nnz and (active & ~first.numpy()).any()
+
+
+class PruneOnePerStep(DynamicSparsity):
+    """A schedule written in Python alone, the way users extend
+    DynamicSparsity: it prunes the smallest active weight after every step."""
+    source = "explicit"
+
+    def __init__(self):
+        super().__init__(lambda name, param, module: name == "0.weight")
+        self._planned_sparsity = 0.5
+
+    def updates_at(self, step):
+        return True
+
+    def _initial_mask(self, param):
+        return magnitude_mask(param, 0.5)
+
+    def _change(self, step, magnitude, mask, grad):
+        mask[pick(magnitude, mask, 1, largest=False)] = False
+
+
+def test_a_python_only_schedule_subclass_still_trains():
+    torch.manual_seed(0)
+    model = mlp()
+    data = batches()[:3]
+    prog = wsc.compile(model, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                       data[0][0], data[0][1], mode="weight_streaming",
+                       sparsity=PruneOnePerStep())
+    assert prog.schedule["params"][0]["sparsity"]["density"] == pytest.approx(0.5)
+    for x, y in data:
+        prog.step(x, y)
+    assert int(prog.masks()["0.weight"].sum()) == 64 * 32 // 2 - 3

@@ -111,7 +111,8 @@ class DynamicSparsity:
         return self._planned_density()
 
     def _planned_density(self):
-        raise NotImplementedError
+        # A Python subclass sets _planned_sparsity.
+        return 1.0 - self._planned_sparsity
 
     def updates_at(self, step: int) -> bool:
         """Whether the masks change after step ``step`` (0-based)."""
