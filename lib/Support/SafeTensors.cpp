@@ -183,7 +183,7 @@ SafeTensorsFile parseSafeTensors(const uint8_t *data, size_t size, const std::st
     if (static_cast<uint64_t>(e - b) != expect)
       off.error("holds ", e - b, " bytes but ", dt, " ", shapeToString(shape), " needs ", expect);
     ranges.push_back({static_cast<uint64_t>(b), static_cast<uint64_t>(e), name});
-    file.tensors[name] = SafeTensor{convert(dt, buffer + b, shape, t), dt};
+    file.tensors[name] = SafeTensor{convert(dt, buffer + b, shape, t), dt, 8 + n + uint64_t(b)};
   }
   std::sort(ranges.begin(), ranges.end(), [](const Range &x, const Range &y) {
     return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;

@@ -17,6 +17,7 @@
 #include "wsc/Support/Error.h"
 #include "wsc/Runtime/MaskScheduleDriver.h"
 #include "wsc/Runtime/MpiJob.h"
+#include "wsc/Runtime/Checkpoint.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Report.h"
 #include "wsc/Support/SafeTensors.h"
@@ -50,6 +51,7 @@ namespace {
 const char *kUsage =
     "usage: wsc-run SCHEDULE.json --weights W.safetensors\n"
     "               [--data D.safetensors [--steps N] [--sparsity S.json]]\n"
+    "               [--checkpoint-dir D [--checkpoint-every K] [--keep L]] [--resume D]\n"
     "               [--inputs IN.safetensors [--outputs OUT.safetensors]]\n"
     "               [--trace TRACE.json] [--save-weights OUT.safetensors]\n"
     "               [--report REPORT.json] [--threads N] [--system-threads N]\n"
@@ -61,7 +63,14 @@ const char *kUsage =
     "  --weights        initial parameters, one tensor per schedule param name\n"
     "  --data           training data: per schedule input name a tensor\n"
     "                   [S, *input_shape] (S batches) or exactly input_shape\n"
-    "  --steps          training steps (default S); step i uses batch i mod S\n"
+    "  --steps          training steps (default S); step i uses batch i mod S;\n"
+    "                   a resumed run counts the steps before it too\n"
+    "  --checkpoint-dir write checkpoints (docs/Checkpoints.md) into this directory:\n"
+    "                   every --checkpoint-every K steps (default: at the end only)\n"
+    "                   and after the last step, keeping the newest --keep L\n"
+    "                   (default all)\n"
+    "  --resume         continue from a checkpoint file, or from the newest complete\n"
+    "                   checkpoint of a directory (same schedule, data, seed)\n"
     "  --sparsity       masks and dynamic-sparsity schedules (GMP, RigL, SET)\n"
     "                   as JSON; format in docs/Sparsity.md\n"
     "  --inputs         inference inputs (exact input shapes)\n"
@@ -93,6 +102,7 @@ struct Options {
   uint64_t seed = 0;
   bool quiet = false;
   bool modelOnly = false;
+  CheckpointOptions checkpoint;
 };
 
 int64_t parseCount(const std::string &flag, const std::string &text, int64_t lo, int64_t hi) {
@@ -111,7 +121,8 @@ Options parseArgs(int argc, char **argv) {
       {"--weights", &o.weights}, {"--data", &o.data},
       {"--inputs", &o.inputs},   {"--outputs", &o.outputs},
       {"--trace", &o.trace},     {"--save-weights", &o.saveWeights},
-      {"--report", &o.report},   {"--sparsity", &o.sparsity}};
+      {"--report", &o.report},   {"--sparsity", &o.sparsity},
+      {"--checkpoint-dir", &o.checkpoint.dir}, {"--resume", &o.checkpoint.resume}};
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -137,7 +148,8 @@ Options parseArgs(int argc, char **argv) {
       }
       const bool known = stringFlags.count(flag) || flag == "--steps" || flag == "--threads" ||
                          flag == "--seed" || flag == "--system-threads" ||
-                         flag == "--rank-timeout";
+                         flag == "--rank-timeout" || flag == "--checkpoint-every" ||
+                         flag == "--keep";
       if (!known)
         throw UsageError{"unknown option '" + flag + "'"};
       if (!hasValue) {
@@ -149,6 +161,10 @@ Options parseArgs(int argc, char **argv) {
         throw UsageError{flag + " needs a non-empty value"};
       if (flag == "--steps")
         o.steps = parseCount(flag, value, 0, int64_t(1) << 40);
+      else if (flag == "--checkpoint-every")
+        o.checkpoint.every = parseCount(flag, value, 1, int64_t(1) << 40);
+      else if (flag == "--keep")
+        o.checkpoint.keep = static_cast<int>(parseCount(flag, value, 1, 1000000));
       else if (flag == "--threads")
         o.threads = static_cast<int>(parseCount(flag, value, 1, 1024));
       else if (flag == "--system-threads")
@@ -186,6 +202,10 @@ Options parseArgs(int argc, char **argv) {
     throw UsageError{"--steps needs --data (or --model-only)"};
   if (!o.sparsity.empty() && o.data.empty())
     throw UsageError{"--sparsity needs --data (training)"};
+  if ((!o.checkpoint.dir.empty() || !o.checkpoint.resume.empty()) && o.data.empty())
+    throw UsageError{"--checkpoint-dir and --resume need --data (training)"};
+  if ((o.checkpoint.every || o.checkpoint.keep) && o.checkpoint.dir.empty())
+    throw UsageError{"--checkpoint-every and --keep need --checkpoint-dir"};
   return o;
 }
 
@@ -520,11 +540,15 @@ int run(const Options &o) {
           throw;
         }
       });
+    TrainingCheckpoints checkpoints(o.checkpoint, s, o.data, dataFile, batches);
+    const int64_t first = checkpoints.resume(session, masks ? &*masks : nullptr);
+    if (first > steps)
+      fail(o.checkpoint.resume, ": the checkpoint is at step ", first, ", past --steps ", steps);
     if (!o.quiet)
       printProgram(s);
     nlohmann::json stepsJson = nlohmann::json::array();
     double lossSum = 0;
-    for (int64_t i = 0; i < steps; ++i) {
+    for (int64_t i = first; i < steps; ++i) {
       const auto t0 = Clock::now();
       if (masks)
         masks->beforeStep();
@@ -544,20 +568,22 @@ int run(const Options &o) {
       j["loss"] = loss;
       j["wall_s"] = wall;
       stepsJson.push_back(j);
+      checkpoints.afterStep(session, masks ? &*masks : nullptr, i + 1, loss, i + 1 == steps);
     }
+    const int64_t ran = steps - first; // this process's steps
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     report["steps"] = stepsJson;
-    if (steps > 0) {
+    if (ran > 0) {
       const StepTiming &t = session.lastReport().timing;
       const double finalLoss = session.lastReport().loss;
       std::printf("summary: %lld steps  final loss %.6f  mean loss %.6f  modeled step %s "
                   "(last step)  %.1f samples/s modeled  peak sram/PE %s%s  emulator wall %s\n",
-                  static_cast<long long>(steps), finalLoss, lossSum / steps,
+                  static_cast<long long>(ran), finalLoss, lossSum / ran,
                   fmtTime(t.timeS).c_str(), t.timeS > 0 ? s.globalBatch / t.timeS : 0.0,
                   fmtBytes(t.peakSramPerPeBytes).c_str(), bottleneckNote(t).c_str(),
                   fmtTime(wall).c_str());
-      report["summary"] = {{"steps", steps},           {"final_loss", finalLoss},
-                           {"mean_loss", lossSum / steps}, {"step_time_s", t.timeS},
+      report["summary"] = {{"steps", ran},           {"final_loss", finalLoss},
+                           {"mean_loss", lossSum / ran}, {"step_time_s", t.timeS},
                            {"wall_s", wall}};
     } else {
       std::printf("summary: 0 steps\n");

@@ -33,7 +33,9 @@
 
 namespace wsc::rt {
 
+class MaskScheduleDriver;
 class Session;
+struct SafeTensorsFile;
 
 //===-- Checksums -----------------------------------------------------------===//
 
@@ -151,6 +153,51 @@ TrainingPosition restoreCheckpoint(Session &session, const CheckpointContents &c
 /// The checkpoint tensor names of a parameter's optimizer state and mask.
 std::string optimizerTensorName(const std::string &param, const std::string &field);
 std::string maskTensorName(const std::string &param);
+
+//===-- wsc-run's checkpointing ---------------------------------------------===//
+
+/// --checkpoint-dir D --checkpoint-every K --keep L --resume WHERE.
+struct CheckpointOptions {
+  std::string dir;
+  int64_t every = 0; // 0: only at the end of the run
+  int keep = 0;      // 0: keep all
+  std::string resume;
+};
+
+/// Checkpoints of a wsc-run training run over a data file of `batches`
+/// batches (step i takes batch i mod batches). The data cursor it saves is
+/// the next batch and, per schedule input, the byte offset of that batch's
+/// tensor in the data file; resuming checks both against the file given.
+class TrainingCheckpoints {
+public:
+  TrainingCheckpoints(CheckpointOptions options, const Schedule &schedule,
+                      const std::string &dataPath, const SafeTensorsFile &data, int64_t batches);
+
+  /// With --resume: restores the session (and the mask schedules' state)
+  /// and returns the step to continue at; 0 without --resume. Call after
+  /// the weights are loaded and the masks started.
+  int64_t resume(Session &session, MaskScheduleDriver *masks);
+  /// After a training step: writes a checkpoint when `stepsDone` is a
+  /// multiple of --checkpoint-every or `last` (the run's end). Returns the
+  /// file written, or "".
+  std::string afterStep(const Session &session, const MaskScheduleDriver *masks,
+                        int64_t stepsDone, double loss, bool last);
+
+  /// The data cursor after `stepsDone` steps, as JSON text.
+  std::string dataCursor(int64_t stepsDone) const;
+
+private:
+  CheckpointOptions options_;
+  std::string dataPath_;
+  int64_t batches_;
+  // Per schedule input: its name, the file offset of batch 0 and the bytes
+  // of one batch (0: one batch used for every step).
+  struct InputPosition {
+    std::string name;
+    uint64_t offset = 0, batchBytes = 0;
+  };
+  std::vector<InputPosition> inputs_;
+};
 
 } // namespace wsc::rt
 

@@ -26,6 +26,7 @@ namespace wsc::rt {
 struct SafeTensor {
   Tensor tensor;
   std::string fileDType; // "F32", "I64", "F16", "BOOL", ...
+  uint64_t fileOffset = 0; // where its bytes start in the file
 };
 
 struct SafeTensorsFile {
