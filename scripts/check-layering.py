@@ -26,8 +26,11 @@ ALLOWED = {
     "Transforms": {"Support", "Sparse", "Model", "Placement", "Dialect", "Analysis"},
     "Target": {"Support", "Schedule", "Sparse", "Model", "Placement", "Dialect", "Analysis"},
     "Runtime": {"Support", "Schedule", "Sparse", "Model"},
+    # The MPI SwarmX and rank bookkeeping (lib/Runtime/Mpi,
+    # include/wsc/Runtime/Mpi*.h): only wsc-run links it.
+    "RuntimeMPI": {"Support", "Schedule", "Sparse", "Model", "Runtime"},
     # Tools sit on top; each one names what it drives.
-    "wsc-run": {"Support", "Schedule", "Sparse", "Model", "Runtime"},
+    "wsc-run": {"Support", "Schedule", "Sparse", "Model", "Runtime", "RuntimeMPI"},
     "wsc-place": {"Support", "Model", "Placement"},
     "wsc-opt": {"Support", "Sparse", "Model", "Placement", "Dialect", "Analysis", "Transforms"},
     "wsc-translate": {"Support", "Schedule", "Sparse", "Model", "Placement", "Dialect",
@@ -36,13 +39,16 @@ ALLOWED = {
 }
 # Layers that may include MLIR/LLVM headers and link MLIR.
 USES_MLIR = {"Dialect", "Analysis", "Transforms", "Target", "wsc-opt", "wsc-translate"}
+# The one layer that may include mpi.h and link MPI: the runtime core, the
+# Python binding and the gtests run without it.
+USES_MPI = {"RuntimeMPI"}
 
 # CMake target -> layer.
 TARGETS = {
     "WSCSupport": "Support", "WSCSchedule": "Schedule", "WSCSparse": "Sparse",
     "WSCModel": "Model", "WSCPlacement": "Placement", "MLIRWSC": "Dialect",
     "MLIRWSCAnalysis": "Analysis", "MLIRWSCTransforms": "Transforms",
-    "MLIRWSCTarget": "Target", "WSCRuntime": "Runtime",
+    "MLIRWSCTarget": "Target", "WSCRuntime": "Runtime", "WSCRuntimeMPI": "RuntimeMPI",
     "wsc-run": "wsc-run", "wsc-place": "wsc-place", "wsc-opt": "wsc-opt",
     "wsc-translate": "wsc-translate", "wsc_runtime_python": "python",
 }
@@ -55,6 +61,9 @@ LINK = re.compile(r"target_link_libraries\(\s*([\w-]+)([^)]*)\)", re.S)
 def layer_of(rel: Path):
     """The layer a source file belongs to, or None if it is not checked."""
     parts = rel.parts
+    if parts[:3] == ("lib", "Runtime", "Mpi") or (
+            parts[:3] == ("include", "wsc", "Runtime") and parts[-1].startswith("Mpi")):
+        return "RuntimeMPI"
     if len(parts) >= 3 and parts[:2] == ("include", "wsc"):
         return parts[2] if parts[2] in ALLOWED else None
     if len(parts) >= 2 and parts[0] == "lib":
@@ -67,9 +76,14 @@ def layer_of(rel: Path):
 
 
 def header_layer(path: str):
-    """The layer of an included wsc header, "MLIR" for MLIR/LLVM, else None."""
+    """The layer of an included wsc header, "MLIR" for MLIR/LLVM, "MPI" for
+    mpi.h, else None."""
     if path.startswith(("mlir/", "llvm/")):
         return "MLIR"
+    if path == "mpi.h":
+        return "MPI"
+    if path.startswith("wsc/Runtime/Mpi"):
+        return "RuntimeMPI"
     match = re.match(r"wsc/([^/]+)/", path)
     if match and match.group(1) in ALLOWED:
         return match.group(1)
@@ -92,7 +106,11 @@ def check_includes(root: Path, errors: list):
             used = header_layer(match.group(1))
             if used is None or used == layer:
                 continue
-            if used == "MLIR":
+            if used == "MPI":
+                if layer not in USES_MPI:
+                    errors.append(f"{rel}:{number}: {layer} may not include mpi.h (only "
+                                  "RuntimeMPI uses MPI)")
+            elif used == "MLIR":
                 if layer not in USES_MLIR:
                     errors.append(f"{rel}:{number}: {layer} is plain C++ and may not include "
                                   f"'{match.group(1)}'")
@@ -119,6 +137,9 @@ def check_links(root: Path, errors: list):
             for lib in match.group(2).split():
                 if lib in ("PUBLIC", "PRIVATE", "INTERFACE"):
                     continue
+                if lib.startswith("MPI::") and layer not in USES_MPI:
+                    errors.append(f"{rel}:{number}: {match.group(1)} ({layer}) may not link "
+                                  f"{lib} (only RuntimeMPI uses MPI)")
                 if lib in MLIR_LIBS and layer not in USES_MLIR:
                     errors.append(f"{rel}:{number}: {match.group(1)} ({layer}) is plain C++ "
                                   f"and may not link {lib}")

@@ -28,6 +28,7 @@
 namespace wsc::rt {
 
 class MemoryX;
+class SwarmX;
 class VtsController;
 
 class Execution {
@@ -45,6 +46,8 @@ public:
   virtual const ParamStore &parameters() const = 0;
   /// MemoryX; throws in a mode that has none.
   virtual const MemoryX &memoryX() const = 0;
+  /// The fabric between the processes' systems; null in a mode without.
+  virtual SwarmX *swarmX() { return nullptr; }
   virtual const StepModel &model() const = 0;
 
   /// Called once the systems hold the step's inputs, before its first step.
@@ -54,14 +57,20 @@ public:
   void startMicroBatch(int64_t k) { microBatch_ = k; }
   /// Runs schedule step `stepIndex` on the cluster.
   virtual void runStep(size_t stepIndex) = 0;
+  /// Whether step `stepIndex` only has every system compute on its own
+  /// values (runStep would be runOnSystems), so that the Session may run a
+  /// stretch of such steps per system, on threads.
+  virtual bool onSystemsOnly(size_t) const { return false; }
   /// The (micro-batch's) loss from the systems' values of `lossValue`.
   virtual double loss(int lossValue) = 0;
   /// Models the step just run; `vts` is null without variable tensor shapes.
   virtual StepTiming simulateStep(const VtsController *vts) = 0;
 
-protected:
-  /// Every system that holds samples runs a step on its own resident tensors.
+  /// Every local system that holds samples runs a step on its own resident
+  /// tensors.
   void runOnSystems(size_t stepIndex);
+
+protected:
   /// The last micro-batch of the step: accumulated gradients are applied.
   bool lastMicroBatch() const { return microBatch_ + 1 == schedule_.microBatches(); }
   /// Throws: `stepIndex` is a step kind this mode never has.
@@ -73,13 +82,17 @@ protected:
   int64_t microBatch_ = 0;
 };
 
-/// The Execution for the schedule's mode: one of the two below.
+/// The Execution for the schedule's mode: one of the two below. `swarmX`
+/// (weight streaming; null: a LocalSwarmX of every system) decides which
+/// systems are local.
 std::unique_ptr<Execution> makeExecution(const Schedule &schedule, const Interpreter &interpreter,
-                                         std::vector<WaferSystem> &systems);
+                                         std::vector<WaferSystem> &systems,
+                                         std::unique_ptr<SwarmX> swarmX);
 /// MemoryX, SwarmX and the systems (WeightStreamingExecution.cpp).
 std::unique_ptr<Execution> makeWeightStreamingExecution(const Schedule &schedule,
                                                         const Interpreter &interpreter,
-                                                        std::vector<WaferSystem> &systems);
+                                                        std::vector<WaferSystem> &systems,
+                                                        std::unique_ptr<SwarmX> swarmX);
 /// One wafer with the weights resident (LayerPipelinedExecution.cpp).
 std::unique_ptr<Execution> makeLayerPipelinedExecution(const Schedule &schedule,
                                                        const Interpreter &interpreter,

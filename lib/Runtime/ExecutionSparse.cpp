@@ -46,7 +46,8 @@ void SparseWeights::startStep(SwarmX &swarmX, std::vector<WaferSystem> &systems)
   sddmmAtStart_ = interpreter_.execCount(ExecMode::Sddmm);
   fallbacksAtStart_ = interpreter_.denseFallbacks();
   const MemoryX &mx = memoryX_;
-  for (size_t p = 0; p < schedule_.params.size(); ++p) {
+  const bool host = swarmX.hostsMemoryX(); // elsewhere the requests arrive
+  for (size_t p = 0; host && p < schedule_.params.size(); ++p) {
     const int64_t phi = numElements(schedule_.params[p].shape);
     requestDensity_[p] =
         mx.mask(static_cast<int>(p)).defined() && phi > 0
@@ -59,7 +60,14 @@ void SparseWeights::startStep(SwarmX &swarmX, std::vector<WaferSystem> &systems)
     if (st.kind != StepKind::GradientStream || st.format != StreamFormat::Mask)
       continue;
     // MemoryX -> SwarmX -> systems, like a weight stream (white paper 7.4).
-    GradientRequest request = mx.gradientRequest(st.param, st.order);
+    std::vector<GradientRequest> received =
+        swarmX.broadcast(host ? mx.gradientRequest(st.param, st.order) : GradientRequest());
+    for (WaferSystem &sys : systems)
+      if (sys.isLocal())
+        sys.setGradientRequest(si, received[sys.index() - swarmX.firstLocalSystem()]);
+    if (!host)
+      continue;
+    const GradientRequest &request = received[0];
     // The systems know the mask from the csr weight streams, and keep the
     // request they got last; anything else travels.
     const bool known = request.mask == sentRequest_[si] ||
@@ -67,10 +75,13 @@ void SparseWeights::startStep(SwarmX &swarmX, std::vector<WaferSystem> &systems)
     if (!known)
       requestBytes_[si] = static_cast<double>(sparse::gradientRequestBytes(*request.mask));
     sentRequest_[si] = request.mask;
-    std::vector<GradientRequest> received = swarmX.broadcast(request);
-    for (WaferSystem &sys : systems)
-      sys.setGradientRequest(si, received[sys.index()]);
   }
+}
+
+void SparseWeights::finishStep(SwarmX &swarmX) {
+  spmm_ = swarmX.allSum(interpreter_.execCount(ExecMode::Spmm) - spmmAtStart_);
+  sddmm_ = swarmX.allSum(interpreter_.execCount(ExecMode::Sddmm) - sddmmAtStart_);
+  fallbacks_ = swarmX.allSum(interpreter_.denseFallbacks() - fallbacksAtStart_);
 }
 
 void SparseWeights::addWork(StepWork &work, const std::vector<WaferSystem> &systems) const {
@@ -102,9 +113,9 @@ void SparseWeights::report(StepTiming &t, const std::vector<double> &streamBytes
   const Schedule &s = schedule_;
   const MemoryX &mx = memoryX_;
   SparseTiming r;
-  r.spmm = interpreter_.execCount(ExecMode::Spmm) - spmmAtStart_;
-  r.sddmm = interpreter_.execCount(ExecMode::Sddmm) - sddmmAtStart_;
-  r.denseFallbacks = interpreter_.denseFallbacks() - fallbacksAtStart_;
+  r.spmm = spmm_;
+  r.sddmm = sddmm_;
+  r.denseFallbacks = fallbacks_;
   for (size_t p = 0; p < s.params.size(); ++p) {
     const ParamSpec &spec = s.params[p];
     if (!spec.sparsity)

@@ -32,8 +32,12 @@ public:
   /// outlive this object.
   SparseWeights(const Schedule &schedule, const Interpreter &interpreter, MemoryX &memoryX);
 
-  /// Start of a step: sends MemoryX's gradient requests through `swarmX`.
+  /// Start of a step: sends MemoryX's gradient requests through `swarmX`
+  /// to the local systems.
   void startStep(SwarmX &swarmX, std::vector<WaferSystem> &systems);
+  /// End of a step, in every process: the kernel counts of the whole
+  /// cluster (report() reads them).
+  void finishStep(SwarmX &swarmX);
   /// The actual masks' kernel work, request bytes and update fractions.
   void addWork(StepWork &work, const std::vector<WaferSystem> &systems) const;
   /// Fills t.sparse; `streamBytes` per step: what the stream moved this step.
@@ -51,8 +55,10 @@ private:
   std::vector<double> requestBytes_;
   std::vector<double> requestDensity_;
   std::vector<bool> csrStreamed_; // per parameter: has a csr weight stream
-  // The interpreter's counts at the step's start.
+  // The interpreter's counts at the step's start, and the step's counts
+  // over every process.
   int64_t spmmAtStart_ = 0, sddmmAtStart_ = 0, fallbacksAtStart_ = 0;
+  int64_t spmm_ = 0, sddmm_ = 0, fallbacks_ = 0;
 };
 
 } // namespace wsc::rt

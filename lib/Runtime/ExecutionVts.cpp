@@ -2,14 +2,15 @@
 
 #include "ExecutionVts.h"
 
+#include "wsc/Runtime/SwarmX.h"
 #include "wsc/Support/Error.h"
 
 #include <algorithm>
 
 namespace wsc::rt {
 
-VtsController::VtsController(const Schedule &schedule)
-    : schedule_(schedule), work_(schedule) {
+VtsController::VtsController(const Schedule &schedule, SwarmX *swarmX)
+    : schedule_(schedule), swarmX_(swarmX), work_(schedule) {
   const VtsSpec &vts = *schedule_.vts;
   masksOf_.assign(schedule_.values.size(), {});
   for (size_t g = 0; g < vts.masks.size(); ++g)
@@ -25,11 +26,11 @@ const std::vector<int64_t> &VtsController::lengths(int group) const {
 
 void VtsController::noteMasks(int id, const std::vector<WaferSystem> &systems) {
   for (int g : masksOf_[id]) {
-    lengths_[g].clear();
-    for (const WaferSystem &sys : systems) {
-      std::vector<int64_t> part = sys.maskLengths(g);
-      lengths_[g].insert(lengths_[g].end(), part.begin(), part.end());
-    }
+    std::vector<std::vector<int64_t>> parts;
+    for (const WaferSystem &sys : systems)
+      if (sys.isLocal())
+        parts.push_back(sys.maskLengths(g));
+    lengths_[g] = swarmX_ ? swarmX_->allGather(parts) : SwarmX::concatenate(parts);
   }
 }
 

@@ -21,18 +21,25 @@
 
 namespace wsc::rt {
 
+class SwarmX;
+
 class VtsController {
 public:
-  /// `schedule` has a "vts" section and must outlive the controller.
-  explicit VtsController(const Schedule &schedule);
+  /// `schedule` has a "vts" section and must outlive the controller (and
+  /// `swarmX`, when given: the lengths of systems in other processes come
+  /// through it).
+  explicit VtsController(const Schedule &schedule, SwarmX *swarmX = nullptr);
 
   /// Start of a step: nothing decided, no lengths read.
   void startStep() { decided_ = ragged_ = false; }
-  /// Reads the lengths of every mask group whose mask is value `id`.
+  /// Reads the lengths of every mask group whose mask is value `id` (every
+  /// process calls it for the same values).
   void noteMasks(int id, const std::vector<WaferSystem> &systems);
   /// Decides ragged or dense from the lengths read and tells the systems.
   void decide(std::vector<WaferSystem> &systems);
   bool decided() const { return decided_; }
+  /// Whether value `id` is a mask group's mask (noteMasks reads it).
+  bool watches(int id) const { return !masksOf_[id].empty(); }
   /// The step's valid lengths in mask group `group` (global batch order).
   const std::vector<int64_t> &lengths(int group) const;
 
@@ -46,6 +53,7 @@ public:
 
 private:
   const Schedule &schedule_;
+  SwarmX *swarmX_;
   KernelWork work_;
   std::vector<std::vector<int>> masksOf_;     // value id -> mask groups it masks
   std::vector<std::vector<int64_t>> lengths_; // [group][sample] of this step

@@ -13,13 +13,26 @@
 
 namespace wsc::rt {
 
-Session::Session(Schedule schedule) : schedule_(std::move(schedule)), interpreter_(schedule_) {
+Session::Session(Schedule schedule) : Session(std::move(schedule), nullptr) {}
+
+Session::Session(Schedule schedule, std::unique_ptr<SwarmX> swarmX)
+    : schedule_(std::move(schedule)), interpreter_(schedule_) {
   shards_ = shardBatch(schedule_.globalBatch, schedule_.systems);
   for (int k = 0; k < schedule_.systems; ++k)
     systems_.emplace_back(schedule_, interpreter_, k, shards_[k]);
-  execution_ = makeExecution(schedule_, interpreter_, systems_);
+  execution_ = makeExecution(schedule_, interpreter_, systems_, std::move(swarmX));
+  // The local systems are contiguous, and so are their samples.
+  local_ = {0, 0};
+  bool first = true;
+  for (const WaferSystem &sys : systems_)
+    if (sys.isLocal()) {
+      if (first)
+        local_.begin = sys.shard().begin;
+      first = false;
+      local_.size = sys.shard().begin + sys.shard().size - local_.begin;
+    }
   if (schedule_.vts)
-    vts_ = std::make_unique<VtsController>(schedule_);
+    vts_ = std::make_unique<VtsController>(schedule_, execution_->swarmX());
   // Free activations after their last use; outputs stay to the end.
   const size_t V = schedule_.values.size();
   std::vector<int> last(V, -1);
@@ -40,6 +53,34 @@ Session::Session(Schedule schedule) : schedule_(std::move(schedule)), interprete
 Session::~Session() = default;
 
 const ParamStore &Session::parameters() const { return execution_->parameters(); }
+
+std::vector<Tensor> Session::localInputs(const std::vector<Tensor> &wholeBatch) const {
+  if (local_.size == schedule_.globalBatch || wholeBatch.size() != schedule_.inputs.size())
+    return wholeBatch; // checkInputs names a wrong count
+  std::vector<Tensor> part;
+  for (size_t i = 0; i < wholeBatch.size(); ++i) {
+    const InputSpec &spec = schedule_.inputs[i];
+    if (!wholeBatch[i].defined() || wholeBatch[i].shape() != spec.shape) {
+      part.push_back(wholeBatch[i]); // checkInputs names the problem
+      continue;
+    }
+    const int64_t rows = spec.shape[0] / schedule_.globalBatch;
+    part.push_back(sliceDim(wholeBatch[i], 0, local_.begin * rows,
+                            (local_.begin + local_.size) * rows));
+  }
+  return part;
+}
+
+bool Session::hostsMemoryX() const {
+  SwarmX *swarmX = execution_->swarmX();
+  return !swarmX || swarmX->hostsMemoryX();
+}
+
+void Session::setSystemThreads(int threads) {
+  if (threads < 1)
+    fail("system threads must be at least 1, got ", threads);
+  threads_ = threads == 1 ? nullptr : std::make_unique<SystemThreads>(threads);
+}
 
 const MemoryX &Session::memoryX() const { return execution_->memoryX(); }
 
@@ -66,6 +107,8 @@ void Session::loadWeights(const std::map<std::string, Tensor> &weights) {
       fail(what, " '", p.name, "' has shape ", shapeToString(w.shape()), ", expected ",
            shapeToString(p.shape));
   }
+  if (!hostsMemoryX())
+    return; // checked only: MemoryX, in another process, holds the weights
   ParamStore &store = execution_->parameters();
   for (size_t i = 0; i < schedule_.params.size(); ++i)
     store.setWeights(static_cast<int>(i), weights.at(schedule_.params[i].name));
@@ -102,6 +145,8 @@ void Session::checkParamMasks(const std::map<std::string, Tensor> &masks,
 
 void Session::loadMasks(const std::map<std::string, Tensor> &masks) {
   checkParamMasks(masks, "mask");
+  if (!hostsMemoryX())
+    return; // masks reach the systems from MemoryX, through SwarmX
   ParamStore &store = execution_->parameters();
   for (const auto &[name, mask] : masks)
     store.setMask(schedule_.paramIndex(name), mask);
@@ -109,6 +154,8 @@ void Session::loadMasks(const std::map<std::string, Tensor> &masks) {
 
 void Session::requestGradients(const std::map<std::string, Tensor> &entries) {
   checkParamMasks(entries, "gradient request");
+  if (!hostsMemoryX())
+    return;
   ParamStore &store = execution_->parameters();
   for (const auto &[name, want] : entries)
     store.requestGradient(schedule_.paramIndex(name), want);
@@ -125,6 +172,7 @@ std::map<std::string, Tensor> Session::requestedGradients() const {
 
 void Session::checkInputs(const std::vector<Tensor> &inputs) const {
   const auto &specs = schedule_.inputs;
+  const bool whole = local_.size == schedule_.globalBatch;
   if (inputs.size() != specs.size())
     fail("expected ", specs.size(), " inputs, got ", inputs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -135,9 +183,11 @@ void Session::checkInputs(const std::vector<Tensor> &inputs) const {
     if (t.storage() != storageOf(spec.dtype))
       fail("input '", spec.name, "' has dtype ", dtypeName(t.dtype()), ", expected ",
            dtypeName(spec.dtype));
-    if (t.shape() != spec.shape)
+    Shape shape = spec.shape; // of the local samples
+    shape[0] = spec.shape[0] / schedule_.globalBatch * local_.size;
+    if (t.shape() != shape)
       fail("input '", spec.name, "' has shape ", shapeToString(t.shape()), ", expected ",
-           shapeToString(spec.shape));
+           shapeToString(shape), whole ? "" : " (this process's samples of the batch)");
     if (spec.numClasses) {
       const int64_t *d = t.data<int64_t>();
       for (int64_t j = 0; j < t.numel(); ++j)
@@ -153,7 +203,8 @@ void Session::checkInputs(const std::vector<Tensor> &inputs) const {
 void Session::run(const std::vector<Tensor> &inputs,
                   const std::function<void()> &afterMicroBatch) {
   checkInputs(inputs);
-  const std::vector<std::string> missing = parameters().missingWeights();
+  const std::vector<std::string> missing =
+      hostsMemoryX() ? parameters().missingWeights() : std::vector<std::string>();
   if (!missing.empty())
     fail("no weights loaded for parameter '", missing[0], "'");
   const int64_t count = schedule_.microBatches();
@@ -177,6 +228,18 @@ void Session::run(const std::vector<Tensor> &inputs,
     for (size_t si = 0; si < schedule_.steps.size(); ++si) {
       if (vts_ && static_cast<int>(si) == schedule_.vts->firstStep)
         vts_->decide(systems_);
+      if (threads_ && execution_->onSystemsOnly(si) && !watchedAfter(si)) {
+        // A stretch of steps each system runs on its own values alone: up
+        // to the next step that is not, one the Session watches, or VTS's
+        // decision.
+        size_t end = si + 1;
+        while (end < schedule_.steps.size() && execution_->onSystemsOnly(end) &&
+               !watchedAfter(end) && !(vts_ && static_cast<int>(end) == schedule_.vts->firstStep))
+          ++end;
+        runOnSystemThreads(si, end);
+        si = end - 1;
+        continue;
+      }
       execution_->runStep(si);
       const Step &st = schedule_.steps[si];
       if (vts_)
@@ -192,19 +255,46 @@ void Session::run(const std::vector<Tensor> &inputs,
   }
 }
 
+bool Session::watchedAfter(size_t si) const {
+  if (!vts_)
+    return false;
+  for (int id : schedule_.steps[si].results)
+    if (vts_->watches(id))
+      return true;
+  return false;
+}
+
+void Session::runOnSystemThreads(size_t first, size_t end) {
+  std::vector<WaferSystem *> local;
+  for (WaferSystem &sys : systems_)
+    if (sys.isLocal())
+      local.push_back(&sys);
+  threads_->forEach(static_cast<int>(local.size()), [&](int k) {
+    WaferSystem &sys = *local[k];
+    for (size_t si = first; si < end; ++si) {
+      if (sys.shard().size > 0) // a short shard sits its last micro-batches out
+        sys.execute(si);
+      for (int id : releaseAfter_[si])
+        sys.release(id);
+    }
+  });
+}
+
 void Session::placeInputs(const std::vector<Tensor> &inputs) {
   for (WaferSystem &sys : systems_) {
-    if (sys.shard().size == 0)
+    if (!sys.isLocal() || sys.shard().size == 0)
       continue;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const InputSpec &spec = schedule_.inputs[i];
       // Every system gets its samples of the batch (dim 0, each sample's
-      // rows together: [batch * seq] labels have seq rows per sample).
+      // rows together: [batch * seq] labels have seq rows per sample); the
+      // inputs hold the local samples.
       const int64_t rows = spec.shape[0] / schedule_.globalBatch;
-      Tensor shard = sys.shard().size == schedule_.globalBatch
+      const int64_t begin = sys.shard().begin - local_.begin;
+      Tensor shard = sys.shard().size == local_.size
                          ? inputs[i]
-                         : sliceDim(inputs[i], 0, sys.shard().begin * rows,
-                                    (sys.shard().begin + sys.shard().size) * rows);
+                         : sliceDim(inputs[i], 0, begin * rows,
+                                    (begin + sys.shard().size) * rows);
       sys.setValue(spec.value, shard.withDType(spec.dtype));
     }
   }
@@ -214,7 +304,7 @@ void Session::placeInputs(const std::vector<Tensor> &inputs) {
     const ValueSpec &v = schedule_.values[spec.value];
     const DrawKey key{seed_, static_cast<uint64_t>(stepsRun_), spec.stream};
     for (WaferSystem &sys : systems_)
-      if (sys.shard().size > 0)
+      if (sys.isLocal() && sys.shard().size > 0)
         sys.setValue(spec.value, uniformShard(key, v.shape, v.batchDim, schedule_.globalBatch,
                                               sys.shard().begin, sys.shard().size));
   }

@@ -27,9 +27,22 @@ std::vector<GradientRequest> LocalSwarmX::broadcast(const GradientRequest &r) {
   return std::vector<GradientRequest>(systems_, r);
 }
 
+std::vector<int64_t> SwarmX::concatenate(const std::vector<std::vector<int64_t>> &parts) {
+  std::vector<int64_t> all;
+  for (const std::vector<int64_t> &v : parts)
+    all.insert(all.end(), v.begin(), v.end());
+  return all;
+}
+
 Tensor LocalSwarmX::reduce(const std::vector<Tensor> &partials) {
   if (static_cast<int>(partials.size()) != systems_)
     fail("internal: SwarmX reduce of ", partials.size(), " tensors over ", systems_, " systems");
+  return sumInOrder(partials);
+}
+
+Tensor sumInOrder(const std::vector<Tensor> &partials) {
+  if (partials.empty())
+    fail("internal: SwarmX sum of no tensors");
   const Tensor &first = partials[0];
   if (first.storage() != Storage::F32)
     fail("internal: SwarmX reduces f32 tensors only");

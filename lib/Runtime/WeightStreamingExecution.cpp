@@ -17,6 +17,11 @@
 // model is TimingModel. Streams whose bytes depend on the data (csr, mask,
 // rows) tell it what they moved; sparse parameters are SparseWeights' job.
 //
+// Under MPI (lib/Runtime/Mpi) this process runs only its local systems and
+// SwarmX carries values between ranks; MemoryX's work (streaming weights,
+// applying gradients, the timing model) happens on the rank that hosts it,
+// and every rank makes the same SwarmX calls in the same order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Execution.h"
@@ -25,6 +30,7 @@
 
 #include "wsc/Runtime/MemoryX.h"
 #include "wsc/Runtime/SwarmX.h"
+#include "wsc/Support/Error.h"
 
 #include <algorithm>
 
@@ -34,15 +40,17 @@ namespace {
 class WeightStreamingExecution final : public Execution {
 public:
   WeightStreamingExecution(const Schedule &s, const Interpreter &interpreter,
-                           std::vector<WaferSystem> &systems);
+                           std::vector<WaferSystem> &systems, std::unique_ptr<SwarmX> swarmX);
 
   ParamStore &parameters() override { return memoryX_; }
   const ParamStore &parameters() const override { return memoryX_; }
   const MemoryX &memoryX() const override { return memoryX_; }
+  SwarmX *swarmX() override { return swarmX_.get(); }
   const StepModel &model() const override { return model_; }
 
   void startStep() override;
   void runStep(size_t si) override;
+  bool onSystemsOnly(size_t si) const override;
   double loss(int lossValue) override;
   StepTiming simulateStep(const VtsController *vts) override;
 
@@ -55,6 +63,12 @@ private:
   /// A system's partial of value `id`: zeros for one that sits this
   /// micro-batch out (its share of every sum over samples).
   Tensor partial(const WaferSystem &sys, int id) const;
+  /// Whether MemoryX (and the timing model) is in this process.
+  bool host() const { return swarmX_->hostsMemoryX(); }
+  /// The element of a SwarmX broadcast's result that `sys` receives.
+  template <typename T> const T &receivedBy(const std::vector<T> &r, const WaferSystem &sys) const {
+    return r.at(sys.index() - swarmX_->firstLocalSystem());
+  }
   /// Micro-batching: turns the all-reduced sums over micro-batch k of every
   /// system (n_k samples) into N / n_k times that, for a global batch of N,
   /// so the step computes micro-batch k's statistics, and a mean over a
@@ -76,9 +90,16 @@ private:
 
 WeightStreamingExecution::WeightStreamingExecution(const Schedule &s,
                                                    const Interpreter &interpreter,
-                                                   std::vector<WaferSystem> &systems)
+                                                   std::vector<WaferSystem> &systems,
+                                                   std::unique_ptr<SwarmX> swarmX)
     : Execution(s, interpreter, systems), memoryX_(s.params),
-      swarmX_(std::make_unique<LocalSwarmX>(s.systems)), model_(s) {
+      swarmX_(swarmX ? std::move(swarmX) : std::make_unique<LocalSwarmX>(s.systems)), model_(s) {
+  if (swarmX_->numSystems() != s.systems)
+    fail("internal: a SwarmX of ", swarmX_->numSystems(), " systems for a schedule of ",
+         s.systems);
+  for (WaferSystem &sys : systems_)
+    sys.setLocal(sys.index() >= swarmX_->firstLocalSystem() &&
+                 sys.index() < swarmX_->firstLocalSystem() + swarmX_->numLocalSystems());
   if (SparseWeights::needed(s))
     sparse_ = std::make_unique<SparseWeights>(s, interpreter, memoryX_);
   const bool dataBytes = std::any_of(s.steps.begin(), s.steps.end(), [](const Step &st) {
@@ -135,18 +156,21 @@ void WeightStreamingExecution::runStep(size_t si) {
   case StepKind::AllReduce: {
     std::vector<Tensor> partials;
     for (WaferSystem &sys : systems_)
-      partials.push_back(partial(sys, st.operands[0]));
+      if (sys.isLocal())
+        partials.push_back(partial(sys, st.operands[0]));
     std::vector<Tensor> sums = swarmX_->allReduce(partials);
     if (schedule_.microBatches() > 1)
       scaleToBatch(sums);
     for (WaferSystem &sys : systems_)
-      if (sys.shard().size > 0)
-        sys.setValue(st.results[0], sums[sys.index()]);
+      if (sys.isLocal() && sys.shard().size > 0)
+        sys.setValue(st.results[0], receivedBy(sums, sys));
     return;
   }
   case StepKind::BufferUpdate:
-    // Equal on every system (whole-batch statistics): system 0's copy.
-    memoryX_.setWeights(st.param, systems_[0].value(st.operands[0]));
+    // Equal on every system (whole-batch statistics): system 0's copy
+    // (system 0 always runs beside MemoryX).
+    if (host())
+      memoryX_.setWeights(st.param, systems_[0].value(st.operands[0]));
     return;
   case StepKind::GradientStream:
     gradientStream(si);
@@ -158,21 +182,38 @@ void WeightStreamingExecution::runStep(size_t si) {
   }
 }
 
+bool WeightStreamingExecution::onSystemsOnly(size_t si) const {
+  switch (schedule_.steps[si].kind) {
+  case StepKind::Kernel:
+  case StepKind::LayoutConvert:
+  case StepKind::StripPadding:
+  case StepKind::RestorePadding:
+    return true;
+  default:
+    return false;
+  }
+}
+
 void WeightStreamingExecution::weightStream(size_t si) {
   const Step &st = schedule_.steps[si];
   if (st.format == StreamFormat::Csr) {
-    SparseStream w = memoryX_.sparseStream(st.param, st.order, st.dtype);
-    streamBytes_[si] = static_cast<double>(w.bytes.total());
+    SparseStream w;
+    if (host()) {
+      w = memoryX_.sparseStream(st.param, st.order, st.dtype);
+      streamBytes_[si] = static_cast<double>(w.bytes.total());
+    }
     std::vector<SparseStream> received = swarmX_->broadcast(w);
     for (WaferSystem &sys : systems_)
-      sys.setCsrValue(st.results[0], CsrTensor(received[sys.index()].matrix));
+      if (sys.isLocal())
+        sys.setCsrValue(st.results[0], CsrTensor(receivedBy(received, sys).matrix));
     return;
   }
-  Tensor w = memoryX_.streamWeights(st.param, st.order, st.dtype);
+  Tensor w = host() ? memoryX_.streamWeights(st.param, st.order, st.dtype) : Tensor();
   std::vector<Tensor> received = swarmX_->broadcast(w);
   const DType dt = schedule_.values[st.results[0]].dtype;
   for (WaferSystem &sys : systems_)
-    sys.setValue(st.results[0], received[sys.index()].withDType(dt));
+    if (sys.isLocal())
+      sys.setValue(st.results[0], receivedBy(received, sys).withDType(dt));
 }
 
 void WeightStreamingExecution::gradientStream(size_t si) {
@@ -181,14 +222,19 @@ void WeightStreamingExecution::gradientStream(size_t si) {
   if (st.format == StreamFormat::Mask) {
     // FP32 values at the requested entries, in mask order.
     for (WaferSystem &sys : systems_)
-      partials.push_back(sys.maskOrderGradient(si));
+      if (sys.isLocal())
+        partials.push_back(sys.maskOrderGradient(si));
     streamBytes_[si] = 4.0 * static_cast<double>(partials[0].numel());
-    memoryX_.applyMaskGradient(st.param, swarmX_->reduce(partials), st.order);
+    Tensor sum = swarmX_->reduce(partials);
+    if (host())
+      memoryX_.applyMaskGradient(st.param, sum, st.order);
     return;
   }
   if (st.format == StreamFormat::Rows)
     streamBytes_[si] = nonZeroRowBytes(si);
   for (WaferSystem &sys : systems_) {
+    if (!sys.isLocal())
+      continue;
     Tensor g = partial(sys, st.operands[0]);
     if (schedule_.gradientDType != DType::F32) {
       // Systems send gradients in gradient_dtype; SwarmX adds in FP32.
@@ -199,6 +245,8 @@ void WeightStreamingExecution::gradientStream(size_t si) {
     partials.push_back(g);
   }
   Tensor sum = swarmX_->reduce(partials);
+  if (!host())
+    return; // MemoryX is in another process
   if (!accumulated_.empty()) {
     // MemoryX accumulates the micro-batches' gradients in FP32.
     Tensor &acc = accumulated_[si];
@@ -223,7 +271,7 @@ double WeightStreamingExecution::nonZeroRowBytes(size_t si) const {
   // rows left out add zeros.
   double most = 0;
   for (const WaferSystem &sys : systems_) {
-    if (sys.shard().size == 0)
+    if (!sys.isLocal() || sys.shard().size == 0)
       continue;
     const Tensor &g = sys.value(schedule_.steps[si].operands[0]);
     const int64_t rows = g.shape()[0], cols = g.shape()[1];
@@ -233,17 +281,23 @@ double WeightStreamingExecution::nonZeroRowBytes(size_t si) const {
       sent += std::any_of(d + r * cols, d + (r + 1) * cols, [](float v) { return v != 0.0f; });
     most = std::max(most, static_cast<double>(sent) * (4.0 + 4.0 * static_cast<double>(cols)));
   }
-  return most;
+  return swarmX_->allMax(most);
 }
 
 double WeightStreamingExecution::loss(int lossValue) {
   std::vector<Tensor> partials;
   for (WaferSystem &sys : systems_)
-    partials.push_back(partial(sys, lossValue));
-  return swarmX_->reduce(partials).at(0);
+    if (sys.isLocal())
+      partials.push_back(partial(sys, lossValue));
+  // Every process learns the loss: the same sum, sent back down.
+  return swarmX_->allReduce(partials)[0].at(0);
 }
 
 StepTiming WeightStreamingExecution::simulateStep(const VtsController *vts) {
+  if (sparse_)
+    sparse_->finishStep(*swarmX_); // a collective: before the host-only part
+  if (!host())
+    return StepTiming(); // the timing model runs beside MemoryX
   StepWork work;
   std::vector<VtsTiming::Kernel> kernels;
   if (vts)
@@ -268,8 +322,10 @@ StepTiming WeightStreamingExecution::simulateStep(const VtsController *vts) {
 
 std::unique_ptr<Execution> makeWeightStreamingExecution(const Schedule &schedule,
                                                         const Interpreter &interpreter,
-                                                        std::vector<WaferSystem> &systems) {
-  return std::make_unique<WeightStreamingExecution>(schedule, interpreter, systems);
+                                                        std::vector<WaferSystem> &systems,
+                                                        std::unique_ptr<SwarmX> swarmX) {
+  return std::make_unique<WeightStreamingExecution>(schedule, interpreter, systems,
+                                                    std::move(swarmX));
 }
 
 } // namespace wsc::rt

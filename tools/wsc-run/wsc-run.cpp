@@ -474,17 +474,50 @@ void checkWritable(const std::string &flag, const std::string &path) {
     fail(flag, ": cannot write '", path, "': ", std::strerror(errno));
 }
 
-int run(const Options &o) {
+/// Splits the process's cores (--threads; default all of this host's, shared
+/// by its ranks) between concurrent systems and BLAS threads per system.
+void setThreads(const Options &o, Session &session, const MpiJob *job) {
+  const int hostCores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = o.threads.value_or(std::max(1, hostCores / (job ? job->ranksOnThisHost() : 1)));
+  int localSystems = 0;
+  for (int k = 0; k < session.schedule().systems; ++k)
+    localSystems += session.system(k).isLocal() ? 1 : 0;
+  const int systemThreads =
+      std::max(1, std::min(localSystems, o.systemThreads.value_or(cores)));
+  session.setSystemThreads(systemThreads);
+  if (!setNumThreads(std::max(1, cores / systemThreads)) && o.threads)
+    std::cerr << "wsc-run: warning: the BLAS library does not support --threads\n";
+}
+
+/// Writes `path` whole or not at all: a run that ends early (a killed MPI
+/// rank ends the job) leaves no half-written weights behind.
+void writeWeightsAtomically(const std::string &path, const Session &session) {
+  const std::string partial = path + ".partial";
+  writeSafeTensors(partial, session.weights(),
+                   {{"producer", "wsc-run"}, {"steps", std::to_string(session.stepsRun())}});
+  if (std::rename(partial.c_str(), path.c_str()) != 0)
+    fail(path, ": cannot write: ", std::strerror(errno));
+}
+
+int run(const Options &o, MpiJob *job) {
   using Clock = std::chrono::steady_clock;
-  for (const auto &[flag, path] : {std::pair{"--trace", &o.trace},
-                                   {"--save-weights", &o.saveWeights},
-                                   {"--report", &o.report},
-                                   {"--outputs", &o.outputs}})
-    checkWritable(flag, *path);
+  // Under mpirun rank 0 writes every file, and only it checks the paths.
+  if (!job || job->isMemoryXRank())
+    for (const auto &[flag, path] : {std::pair{"--trace", &o.trace},
+                                     {"--save-weights", &o.saveWeights},
+                                     {"--report", &o.report},
+                                     {"--outputs", &o.outputs}})
+      checkWritable(flag, *path);
+  if (job && job->ranks() > 1 && (o.modelOnly || !o.inputs.empty()))
+    throw CollectiveError("wsc-run: under mpirun with more than one rank wsc-run trains "
+                          "(--data); --model-only and inference (--inputs) run in one process");
   if (o.modelOnly)
     return runModelOnly(o);
-  if (o.threads && !setNumThreads(*o.threads))
-    std::cerr << "wsc-run: warning: the BLAS library does not support --threads\n";
+  if (job) {
+    job->setTimeout(o.rankTimeout);
+    job->checkSameFile("the schedule", o.schedule);
+    job->checkSameFile("--weights", o.weights);
+  }
 
   Schedule schedule = loadSchedule(o.schedule);
   const bool training = schedule.isTraining();
@@ -493,13 +526,19 @@ int run(const Options &o) {
   if (!training && o.inputs.empty())
     throw UsageError{"'" + o.schedule + "' is an inference schedule: --inputs is required"};
 
-  Session session(std::move(schedule));
+  std::unique_ptr<SwarmX> swarmX = job ? job->makeSwarmX(schedule.systems) : nullptr;
+  Session session(std::move(schedule), std::move(swarmX));
   session.setSeed(o.seed);
+  setThreads(o, session, job);
   const Schedule &s = session.schedule();
 
-  SafeTensorsFile weightsFile = readSafeTensors(o.weights);
+  // Only MemoryX's rank needs the weights (the others checked their hash).
+  SafeTensorsFile weightsFile =
+      session.hostsMemoryX() ? readSafeTensors(o.weights) : SafeTensorsFile();
   std::map<std::string, Tensor> weights;
   for (const ParamSpec &p : s.params) {
+    if (!session.hostsMemoryX())
+      break;
     auto it = weightsFile.tensors.find(p.name);
     const char *what = p.buffer ? "buffer" : "parameter";
     if (it == weightsFile.tensors.end())
@@ -509,11 +548,12 @@ int run(const Options &o) {
            ", expected ", fileDTypeFor(p.dtype));
     weights[p.name] = it->second.tensor.withDType(p.dtype);
   }
-  withFile(o.weights, [&] { session.loadWeights(weights); });
+  if (session.hostsMemoryX())
+    withFile(o.weights, [&] { session.loadWeights(weights); });
   weightsFile = SafeTensorsFile();
   // Masks start from the loaded weights; the schedules move them between steps.
   std::optional<MaskScheduleDriver> masks;
-  if (!o.sparsity.empty()) {
+  if (!o.sparsity.empty() && session.hostsMemoryX()) { // MemoryX's rank moves the masks
     masks.emplace(session, loadSparsityConfig(o.sparsity, s));
     withFile(o.sparsity, [&] { masks->start(); });
   }
@@ -523,6 +563,7 @@ int run(const Options &o) {
                            {"systems", s.systems},
                            {"global_batch", s.globalBatch}};
   const auto wallStart = Clock::now();
+  std::vector<RankStepWall> rankWalls; // under mpirun, on rank 0
 
   if (training) {
     SafeTensorsFile dataFile = readSafeTensors(o.data);
@@ -533,7 +574,7 @@ int run(const Options &o) {
     for (int64_t b = 0; b < std::min(batches, steps); ++b)
       withFile(o.data, [&] {
         try {
-          session.checkInputs(batchAt(s, data, b));
+          session.checkInputs(session.localInputs(batchAt(s, data, b)));
         } catch (const Error &e) {
           if (batches > 1)
             fail("batch ", b, ": ", e.what());
@@ -552,7 +593,8 @@ int run(const Options &o) {
       const auto t0 = Clock::now();
       if (masks)
         masks->beforeStep();
-      const double loss = withFile(o.schedule, [&] { return session.step(batchAt(s, data, i)); });
+      const double loss = withFile(
+          o.schedule, [&] { return session.step(session.localInputs(batchAt(s, data, i))); });
       if (masks)
         withFile(o.sparsity, [&] { masks->afterStep(); });
       const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -567,6 +609,14 @@ int run(const Options &o) {
       j["step"] = i;
       j["loss"] = loss;
       j["wall_s"] = wall;
+      if (job) {
+        const double start = std::chrono::duration<double>(t0 - wallStart).count();
+        const std::vector<double> starts = job->gatherOnMemoryXRank(start);
+        const std::vector<double> walls = job->gatherOnMemoryXRank(wall);
+        for (size_t r = 0; r < walls.size(); ++r)
+          rankWalls.push_back({static_cast<int>(r), i, starts[r], walls[r]});
+        j["rank_wall_s"] = walls;
+      }
       stepsJson.push_back(j);
       checkpoints.afterStep(session, masks ? &*masks : nullptr, i + 1, loss, i + 1 == steps);
     }
@@ -615,12 +665,15 @@ int run(const Options &o) {
       writeSafeTensors(o.outputs, named, {{"producer", "wsc-run"}});
   }
   std::fflush(stdout);
+  if (job && !job->isMemoryXRank())
+    return 0; // rank 0 writes the files
 
-  if (!o.trace.empty())
+  if (!o.trace.empty() && job)
+    writeTraceWithRankWalls(o.trace, session.timing().traceJson(), rankWalls);
+  else if (!o.trace.empty())
     session.writeTrace(o.trace);
   if (!o.saveWeights.empty())
-    writeSafeTensors(o.saveWeights, session.weights(),
-                     {{"producer", "wsc-run"}, {"steps", std::to_string(session.stepsRun())}});
+    writeWeightsAtomically(o.saveWeights, session);
   if (!o.report.empty())
     writeJson(o.report, report);
   return 0;
@@ -629,20 +682,33 @@ int run(const Options &o) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Under mpirun: MPI_Init now, MPI_Finalize when `job` goes. Usage and
+  // collective errors happen on every rank alike: rank 0 says so and all
+  // exit. Any other error may be one rank's alone: it ends the job.
+  std::unique_ptr<MpiJob> job = MpiJob::startIfLaunched(&argc, &argv);
+  const bool speaks = !job || job->isMemoryXRank();
+  auto failed = [&](const std::string &message) {
+    if (job)
+      job->abort(message);
+    std::cerr << message << "\n";
+    return 1;
+  };
   try {
     Options o = parseArgs(argc, argv);
-    return run(o);
+    return run(o, job.get());
   } catch (const UsageError &e) {
-    std::cerr << "wsc-run: " << e.message << "\n" << kUsage;
+    if (speaks)
+      std::cerr << "wsc-run: " << e.message << "\n" << kUsage;
     return 2;
+  } catch (const CollectiveError &e) {
+    if (speaks)
+      std::cerr << e.what() << "\n";
+    return 1;
   } catch (const Error &e) {
-    std::cerr << e.what() << "\n";
-    return 1;
+    return failed(e.what());
   } catch (const std::bad_alloc &) {
-    std::cerr << "wsc-run: out of memory\n";
-    return 1;
+    return failed("wsc-run: out of memory");
   } catch (const std::exception &e) {
-    std::cerr << "wsc-run: " << e.what() << "\n";
-    return 1;
+    return failed(std::string("wsc-run: ") + e.what());
   }
 }

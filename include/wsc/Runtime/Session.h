@@ -21,6 +21,11 @@
 // ragged and tells the systems; the timing model then gets the ragged
 // kernels' work (StepTiming::vts).
 //
+// Under MPI (lib/Runtime/Mpi) each rank's Session is given a SwarmX that
+// names its contiguous group of systems: it runs those, takes the inputs of
+// their samples only, and MemoryX and the timing model live on rank 0. The
+// local systems run concurrently on setSystemThreads() threads.
+//
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_SESSION_H
 #define WSC_RUNTIME_SESSION_H
@@ -29,6 +34,8 @@
 #include "wsc/Runtime/MemoryX.h"
 #include "wsc/Runtime/ParamStore.h"
 #include "wsc/Runtime/Schedule.h"
+#include "wsc/Runtime/SwarmX.h"
+#include "wsc/Runtime/SystemThreads.h"
 #include "wsc/Runtime/TimingModel.h"
 #include "wsc/Runtime/WaferSystem.h"
 
@@ -51,6 +58,9 @@ struct StepReport {
 class Session {
 public:
   explicit Session(Schedule schedule);
+  /// A Session that runs the local systems of `swarmX` (weight streaming;
+  /// null: all of them, in-process).
+  Session(Schedule schedule, std::unique_ptr<SwarmX> swarmX);
   ~Session();
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
@@ -60,7 +70,8 @@ public:
   /// Sets every parameter's weights (MemoryX's master copy, or in
   /// layer-pipelined mode the wafer's resident weights) and resets the
   /// optimizer state. Throws if a parameter is missing or has the wrong
-  /// shape or dtype; extra tensors are ignored.
+  /// shape or dtype; extra tensors are ignored. Outside MemoryX's process
+  /// (MPI ranks but 0) this, loadMasks and requestGradients only check.
   void loadWeights(const std::map<std::string, Tensor> &weights);
   /// Fixed sparsity masks (i1, true = active) by parameter name, in
   /// whichever store holds the weights; see ParamStore::setMask. Throws on
@@ -73,6 +84,13 @@ public:
   /// The gradients the last step's requests brought back, by parameter
   /// name (ParamStore::requestedGradient).
   std::map<std::string, Tensor> requestedGradients() const;
+  /// Restores optimizer state by parameter name (a checkpoint's), after
+  /// loadWeights; throws on an unknown name or a state the parameter's
+  /// optimizer does not keep, before changing any.
+  void loadOptimizerState(const std::map<std::string, OptimizerState> &state);
+  /// A resumed run continues at step `steps`: its random draws depend on
+  /// the step number.
+  void setStepsRun(int steps) { stepsRun_ = steps; }
   /// Copies of the current weights (downloaded from the wafer in
   /// layer-pipelined mode).
   std::map<std::string, Tensor> weights() const { return parameters().allWeights(); }
@@ -81,16 +99,23 @@ public:
   /// Weight-streaming mode only (throws in layer-pipelined mode).
   const MemoryX &memoryX() const;
 
-  /// Checks inputs (schedule input order, global batch): count, dtype,
-  /// shape, and integer labels within [0, num_classes) or equal to the
-  /// label's ignore_index.
-  /// Restores optimizer state by parameter name (a checkpoint's), after
-  /// loadWeights; throws on an unknown name or a state the parameter's
-  /// optimizer does not keep, before changing any.
-  void loadOptimizerState(const std::map<std::string, OptimizerState> &state);
-  /// A resumed run continues at step `steps`: its random draws depend on
-  /// the step number.
-  void setStepsRun(int steps) { stepsRun_ = steps; }
+  /// The samples of the global batch the local systems hold: the inputs
+  /// step() and infer() take (the whole batch in-process).
+  BatchShard localSamples() const { return local_; }
+  /// The local samples' part of whole-batch inputs (them, in-process).
+  std::vector<Tensor> localInputs(const std::vector<Tensor> &wholeBatch) const;
+  /// Whether MemoryX and the timing model are in this process (always,
+  /// in-process; rank 0 under MPI): lastReport's timing, weights(),
+  /// parameters() and writeTrace() mean something only there.
+  bool hostsMemoryX() const;
+  /// Runs the local systems on `threads` threads (1: one after another).
+  /// Results are the same bit for bit.
+  void setSystemThreads(int threads);
+  int systemThreads() const { return threads_ ? threads_->threads() : 1; }
+
+  /// Checks inputs (schedule input order, the local samples of the global
+  /// batch): count, dtype, shape, and integer labels within [0,
+  /// num_classes) or equal to the label's ignore_index.
   void checkInputs(const std::vector<Tensor> &inputs) const;
 
   /// The seed of the random inputs (dropout masks): each step draws them
@@ -126,11 +151,19 @@ private:
   /// Throws unless every entry names a parameter and is i1 of its shape.
   void checkParamMasks(const std::map<std::string, Tensor> &masks, const char *what) const;
   void clearSystems();
+  /// Runs steps [first, end), all onSystemsOnly, on every local system, one
+  /// thread per system, freeing values after their last use.
+  void runOnSystemThreads(size_t first, size_t end);
+  /// Whether the Session must look at the systems after step `si` (VTS
+  /// masks), so that a stretch of steps on threads ends there.
+  bool watchedAfter(size_t si) const;
 
   Schedule schedule_;
   Interpreter interpreter_;
   std::vector<BatchShard> shards_; // each system's samples of the batch
   std::vector<WaferSystem> systems_;
+  BatchShard local_;                      // the local systems' samples
+  std::unique_ptr<SystemThreads> threads_; // null: sequential
   std::unique_ptr<Execution> execution_; // by the schedule's mode
   std::unique_ptr<VtsController> vts_;   // with a "vts" section only
   std::vector<std::vector<int>> releaseAfter_; // per step: values dead after it

@@ -39,6 +39,11 @@ public:
               BatchShard shard);
 
   int index() const { return index_; }
+  /// Whether this process runs the system. Under MPI the others run on
+  /// other ranks: here they hold no values, but their shards (and what the
+  /// timing model reads off them) are known.
+  bool isLocal() const { return local_; }
+  void setLocal(bool local) { local_ = local; }
   const BatchShard &shard() const { return shard_; }
   ShardContext context() const { return {shard_.size, shard_.begin}; }
   /// The samples this system holds from now on: with micro-batching, one
@@ -97,6 +102,7 @@ private:
   std::vector<GradientRequest> requests_; // by step: this step's requests
   std::optional<ParamStore> resident_; // layer-pipelined mode only
   bool raggedStep_ = false;
+  bool local_ = true;
   std::vector<std::vector<int64_t>> lengths_; // [mask group][local sample]
 };
 

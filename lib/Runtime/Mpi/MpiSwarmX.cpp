@@ -1,0 +1,193 @@
+//===- MpiSwarmX.cpp - SwarmX across MPI ranks ----------------------------===//
+
+#include "wsc/Runtime/MpiSwarmX.h"
+
+#include "MpiComm.h"
+
+#include "wsc/Support/Error.h"
+
+#include <climits>
+#include <cstring>
+
+namespace wsc::rt {
+namespace {
+
+constexpr int kMemoryXRank = 0;
+constexpr int kPartialTag = 1;
+constexpr int kMaxHeaderDims = 14;
+
+DType dtypeOfStorage(int64_t storage) {
+  switch (static_cast<Storage>(storage)) {
+  case Storage::F32: return DType::F32;
+  case Storage::I64: return DType::I64;
+  case Storage::U8: return DType::I1;
+  }
+  fail("internal: a broadcast of storage class ", storage);
+}
+
+/// Broadcasts a CSR pattern from MemoryX's rank into `p` elsewhere; the
+/// dims and nnz have already travelled.
+void broadcastPattern(const mpi::Comm &comm, sparse::CsrPattern &p, int64_t rows, int64_t cols,
+                      int64_t nnz, const char *what) {
+  if (comm.rank() != kMemoryXRank) {
+    p.rows = rows;
+    p.cols = cols;
+    p.rowPtr.assign(rows + 1, 0);
+    p.colIdx.assign(nnz, 0);
+  }
+  comm.broadcast(p.rowPtr.data(), p.rowPtr.size() * sizeof(int64_t), kMemoryXRank, what);
+  comm.broadcast(p.colIdx.data(), p.colIdx.size() * sizeof(int32_t), kMemoryXRank, what);
+}
+
+} // namespace
+
+SystemGroup systemGroupOf(int systems, int ranks, int rank) {
+  if (ranks < 1 || ranks > systems)
+    fail(ranks, " MPI ranks for ", systems,
+         " system(s): every rank runs at least one system (use mpirun -np <= ", systems, ")");
+  if (rank < 0 || rank >= ranks)
+    fail("internal: rank ", rank, " of ", ranks);
+  const int base = systems / ranks, extra = systems % ranks;
+  return {rank * base + std::min(rank, extra), base + (rank < extra ? 1 : 0)};
+}
+
+MpiSwarmX::MpiSwarmX(const mpi::Comm &comm, int systems)
+    : comm_(comm), systems_(systems), group_(systemGroupOf(systems, comm.size(), comm.rank())) {}
+
+bool MpiSwarmX::hostsMemoryX() const { return comm_.rank() == kMemoryXRank; }
+
+std::vector<Tensor> MpiSwarmX::broadcast(const Tensor &fromMemoryX) {
+  // A header (storage class, rank, dims), then the bytes.
+  int64_t header[2 + kMaxHeaderDims] = {};
+  const bool root = hostsMemoryX();
+  if (root) {
+    if (fromMemoryX.rank() > kMaxHeaderDims)
+      fail("internal: SwarmX broadcasts tensors of rank <= ", kMaxHeaderDims);
+    header[0] = static_cast<int64_t>(fromMemoryX.storage());
+    header[1] = fromMemoryX.rank();
+    for (int64_t d = 0; d < fromMemoryX.rank(); ++d)
+      header[2 + d] = fromMemoryX.shape()[d];
+  }
+  comm_.broadcast(header, sizeof header, kMemoryXRank, "a weight stream from MemoryX");
+  Tensor received = fromMemoryX; // the root sends from its buffer, never writes it
+  if (!root)
+    received = Tensor::uninitialized(dtypeOfStorage(header[0]),
+                                     Shape(header + 2, header + 2 + header[1]));
+  comm_.broadcast(received.rawData(), received.byteSize(), kMemoryXRank,
+                  "a weight stream from MemoryX");
+  return std::vector<Tensor>(group_.count, received);
+}
+
+std::vector<SparseStream> MpiSwarmX::broadcast(const SparseStream &fromMemoryX) {
+  const bool root = hostsMemoryX();
+  int64_t header[8] = {};
+  if (root) {
+    const sparse::CsrMatrix &m = *fromMemoryX.matrix;
+    header[0] = m.rows();
+    header[1] = m.cols();
+    header[2] = m.nnz();
+    header[3] = static_cast<int64_t>(fromMemoryX.order);
+    header[4] = static_cast<int64_t>(fromMemoryX.dtype);
+    header[5] = fromMemoryX.bytes.values;
+    header[6] = fromMemoryX.bytes.indices;
+    header[7] = fromMemoryX.bytes.rowCounts;
+  }
+  const char *what = "a csr weight stream from MemoryX";
+  comm_.broadcast(header, sizeof header, kMemoryXRank, what);
+  if (root) {
+    // The root's arrays are only read by the broadcasts.
+    auto &m = const_cast<sparse::CsrMatrix &>(*fromMemoryX.matrix);
+    broadcastPattern(comm_, m.pattern, header[0], header[1], header[2], what);
+    comm_.broadcast(m.values.data(), m.values.size() * sizeof(float), kMemoryXRank, what);
+    return std::vector<SparseStream>(group_.count, fromMemoryX);
+  }
+  auto m = std::make_shared<sparse::CsrMatrix>();
+  broadcastPattern(comm_, m->pattern, header[0], header[1], header[2], what);
+  m->values.assign(header[2], 0.0f);
+  comm_.broadcast(m->values.data(), m->values.size() * sizeof(float), kMemoryXRank, what);
+  SparseStream s;
+  s.matrix = std::move(m);
+  s.order = static_cast<StreamOrder>(header[3]);
+  s.dtype = static_cast<DType>(header[4]);
+  s.bytes.values = header[5];
+  s.bytes.indices = header[6];
+  s.bytes.rowCounts = header[7];
+  return std::vector<SparseStream>(group_.count, s);
+}
+
+std::vector<GradientRequest> MpiSwarmX::broadcast(const GradientRequest &fromMemoryX) {
+  const bool root = hostsMemoryX();
+  int64_t header[4] = {};
+  if (root) {
+    header[0] = fromMemoryX.mask->rows;
+    header[1] = fromMemoryX.mask->cols;
+    header[2] = fromMemoryX.mask->nnz();
+    header[3] = static_cast<int64_t>(fromMemoryX.order);
+  }
+  const char *what = "a gradient request from MemoryX";
+  comm_.broadcast(header, sizeof header, kMemoryXRank, what);
+  if (root) {
+    broadcastPattern(comm_, const_cast<sparse::CsrPattern &>(*fromMemoryX.mask), header[0],
+                     header[1], header[2], what);
+    return std::vector<GradientRequest>(group_.count, fromMemoryX);
+  }
+  auto mask = std::make_shared<sparse::CsrPattern>();
+  broadcastPattern(comm_, *mask, header[0], header[1], header[2], what);
+  GradientRequest r;
+  r.mask = std::move(mask);
+  r.order = static_cast<StreamOrder>(header[3]);
+  return std::vector<GradientRequest>(group_.count, r);
+}
+
+Tensor MpiSwarmX::reduce(const std::vector<Tensor> &partials) {
+  if (static_cast<int>(partials.size()) != group_.count)
+    fail("internal: SwarmX reduce of ", partials.size(), " tensors over ", group_.count,
+         " local systems");
+  const int64_t n = partials[0].numel();
+  if (n > INT_MAX)
+    fail("internal: SwarmX reduces tensors of at most ", INT_MAX, " elements over MPI");
+  for (const Tensor &p : partials)
+    if (p.storage() != Storage::F32 || p.numel() != n)
+      fail("internal: SwarmX reduce of mismatched tensors");
+  const char *what = "partial sums to MemoryX";
+  if (!hostsMemoryX()) {
+    // One message per system, in system order (MPI keeps their order).
+    std::vector<MPI_Request> requests(partials.size());
+    for (size_t k = 0; k < partials.size(); ++k)
+      MPI_Isend(partials[k].data<float>(), static_cast<int>(n), MPI_FLOAT, kMemoryXRank,
+                kPartialTag, MPI_COMM_WORLD, &requests[k]);
+    comm_.waitAll(requests, std::vector<int>(requests.size(), kMemoryXRank), what);
+    return Tensor();
+  }
+  // Every system's partial, in system order; then the one sum in order.
+  std::vector<Tensor> all(partials);
+  std::vector<MPI_Request> requests;
+  std::vector<int> peers;
+  for (int r = 0; r < comm_.size(); ++r) {
+    if (r == kMemoryXRank)
+      continue;
+    const SystemGroup g = systemGroupOf(systems_, comm_.size(), r);
+    for (int k = 0; k < g.count; ++k) {
+      all.push_back(Tensor::uninitialized(DType::F32, partials[0].shape()));
+      requests.emplace_back();
+      peers.push_back(r);
+      MPI_Irecv(all.back().data<float>(), static_cast<int>(n), MPI_FLOAT, r, kPartialTag,
+                MPI_COMM_WORLD, &requests.back());
+    }
+  }
+  comm_.waitAll(requests, peers, what);
+  return sumInOrder(all);
+}
+
+std::vector<int64_t>
+MpiSwarmX::allGather(const std::vector<std::vector<int64_t>> &perLocalSystem) {
+  // Ranks hold consecutive systems, so rank order is system order.
+  const std::vector<int64_t> mine = concatenate(perLocalSystem);
+  return comm_.allGather(mine.data(), static_cast<int>(mine.size()), "VTS lengths");
+}
+
+double MpiSwarmX::allMax(double value) { return comm_.allMax(value, "stream bytes"); }
+
+int64_t MpiSwarmX::allSum(int64_t value) { return comm_.allSum(value, "kernel counts"); }
+
+} // namespace wsc::rt
