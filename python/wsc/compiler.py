@@ -210,4 +210,5 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     exported = export.export_training_step(model, loss_fn, optimizer, inputs, targets, described)
     compiled, _ = run_tool("wsc-opt", [pipeline, "-"], exported)
     schedule, _ = run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
-    return Program(model, exported, compiled, schedule, masks, mask_schedule, seed)
+    return Program(model, exported, compiled, schedule, masks, mask_schedule, seed,
+                   optimizer=optimizer)

@@ -7,6 +7,7 @@ from typing import Dict, List, Optional, Sequence, Union
 import numpy as np
 import torch
 
+from .checkpoint import OptimizerLayout
 from .report import build_report
 
 Tensors = Union[torch.Tensor, Sequence[torch.Tensor]]
@@ -32,7 +33,7 @@ class Program:
     """A compiled training step bound to an emulated cluster."""
 
     def __init__(self, model, exported: str, compiled: str, schedule: str,
-                 masks=None, mask_schedule=None, seed: int = 0):
+                 masks=None, mask_schedule=None, seed: int = 0, optimizer=None):
         from . import _runtime  # the native runtime binding, built by `make`
         self.mlir = ProgramIR(exported, compiled)
         self.schedule = json.loads(schedule)
@@ -54,6 +55,9 @@ class Program:
         self._inputs = self.schedule["inputs"]
         self._last = None
         self._steps = 0
+        # Where torch.optim keeps each parameter's state (wsc.checkpoint).
+        self._optimizer = (OptimizerLayout(optimizer, model, self._source_key)
+                           if optimizer is not None else None)
 
     def _arrays(self, inputs: Tensors, targets: Tensors):
         tensors = as_tensors(inputs, "inputs") + as_tensors(targets, "targets")
@@ -126,6 +130,53 @@ class Program:
         weights = self._session.weights()
         return collections.OrderedDict((k, torch.from_numpy(np.array(weights[src])))
                                        for k, src in self._source_key.items())
+
+    def save(self, path: str) -> None:
+        """Writes a checkpoint of the program to `path` (docs/Checkpoints.md):
+        weights, buffers, optimizer state, masks and the step count, in one
+        safetensors file written atomically."""
+        self._session.save_checkpoint(str(path), self._steps)
+
+    def load(self, path: str) -> None:
+        """Continues from a checkpoint `save` (or wsc-run) wrote for this
+        program: the next steps equal the saved program's bit for bit. A
+        checkpoint of another program, or a corrupt one, is a ValueError
+        naming the file and what differs."""
+        restored = self._session.load_checkpoint(str(path))
+        self._steps = restored["step"]
+        for name, mask in restored["masks"].items():
+            if name in self._masks:
+                self._masks[name] = torch.from_numpy(mask)
+        self._last = None
+
+    def optimizer_state_dict(self) -> dict:
+        """The optimizer state in exactly the structure the torch.optim
+        optimizer the program was compiled with returns from state_dict()."""
+        return self._optimizer_layout().to_torch(self._session.optimizer_state())
+
+    def load_state_dict(self, model_state: Dict[str, torch.Tensor],
+                        optimizer_state: Optional[dict] = None) -> None:
+        """Loads PyTorch's model.state_dict() and, optionally, its optimizer's
+        state_dict(); without one the optimizer starts afresh."""
+        missing = [k for k in self._source_key if k not in model_state]
+        unexpected = [k for k in model_state if k not in self._source_key]
+        if missing or unexpected:
+            raise ValueError(f"model_state: missing keys {missing}, unexpected keys {unexpected}")
+        arrays = {src: model_state[k].detach().cpu().numpy()
+                  for k, src in self._source_key.items() if k == src}
+        state = None
+        if optimizer_state is not None:  # checked before anything changes
+            shapes = {p["name"]: tuple(p["shape"]) for p in self.schedule["params"]}
+            state = self._optimizer_layout().from_torch(optimizer_state, shapes)
+        self._session.load_weights({k: a.astype(np.float32) if a.dtype.kind == "f" else a
+                                    for k, a in arrays.items()})
+        if state:
+            self._session.load_optimizer_state(state)
+
+    def _optimizer_layout(self) -> OptimizerLayout:
+        if self._optimizer is None:
+            raise ValueError("this Program was built without its torch optimizer")
+        return self._optimizer
 
     def report(self) -> dict:
         """Mode and why, layouts, placement, memory, bandwidth and the last

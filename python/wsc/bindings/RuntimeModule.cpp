@@ -164,6 +164,8 @@ std::unique_ptr<Session> sessionFromText(const std::string &text, const std::str
 
 /// wsc._runtime.MaskSchedule (MaskSchedules.cpp).
 void bindMaskSchedules(py::module &m);
+/// Checkpoint and optimizer-state methods of Session (Checkpoints.cpp).
+void bindCheckpoints(py::module &m);
 
 PYBIND11_MODULE(_runtime, m) {
   m.doc() = "wsc runtime: emulates a weight-streaming cluster (or, for a layer-pipelined "
@@ -333,4 +335,5 @@ PYBIND11_MODULE(_runtime, m) {
           n.push_back(p.name);
         return n;
       });
+  bindCheckpoints(m); // adds methods to Session, defined above
 }
