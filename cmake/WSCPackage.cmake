@@ -16,12 +16,12 @@ set(CPACK_OUTPUT_FILE_PREFIX ${PROJECT_BINARY_DIR}/package)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 
-# The packages of the shared libraries the tools load (wsc-run: OpenBLAS;
+# The packages of the shared libraries the tools load (wsc-run: OpenBLAS, Open MPI;
 # wsc-opt, wsc-translate: MLIR and LLVM); our own libraries are static.
 # Stated here rather than computed: dpkg-shlibdeps (from dpkg-dev) gives the
 # same list on Debian 12 but cannot trace libLLVM through the symlink in
 # /usr/lib/llvm-N/lib, and fails on it.
-set(wsc_depends "libc6 (>= 2.34), libstdc++6 (>= 11), libgcc-s1 (>= 3.0), libopenblas0")
+set(wsc_depends "libc6 (>= 2.34), libstdc++6 (>= 11), libgcc-s1 (>= 3.0), libopenblas0, libopenmpi3")
 if(WSC_ENABLE_MLIR)
   string(APPEND wsc_depends
     ", libmlir-${LLVM_VERSION_MAJOR} (>= 1:${LLVM_PACKAGE_VERSION})"

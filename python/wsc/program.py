@@ -121,6 +121,48 @@ class Program:
         self._masks = {self._mask_name[k]: m.clone() for k, m in new.items()}
         self._session.load_masks({k: m.numpy() for k, m in self._masks.items()})
 
+    def save_for_run(self, directory, batches: Sequence = ()) -> Dict[str, str]:
+        """Writes what ``wsc-run`` needs to train this program from its
+        current state, in one process or as ``mpirun -np R wsc-run``
+        (README, "Many hosts"): ``schedule.json``; ``weights.safetensors``
+        (MemoryX's weights and buffers by schedule name); with ``batches``
+        [(inputs, targets), ...], ``data.safetensors`` (each input stacked
+        over the batches); with masks, ``masks.safetensors`` and
+        ``sparsity.json`` for ``--sparsity`` (a mask schedule only before the
+        first step: wsc-run counts steps from 0). Returns the paths by
+        name (schedule, weights, data, sparsity)."""
+        import os
+        from . import safetensors
+        os.makedirs(directory, exist_ok=True)
+        paths = {"schedule": os.path.join(directory, "schedule.json"),
+                 "weights": os.path.join(directory, "weights.safetensors")}
+        with open(paths["schedule"], "w") as f:
+            json.dump(self.schedule, f)
+        safetensors.save({k: np.array(v) for k, v in self._session.weights().items()},
+                         paths["weights"])
+        if batches:
+            arrays = [self._arrays(inputs, targets) for inputs, targets in batches]
+            paths["data"] = os.path.join(directory, "data.safetensors")
+            safetensors.save({spec["name"]: np.stack([a[i] for a in arrays])
+                              for i, spec in enumerate(self._inputs)}, paths["data"])
+        if self._masks:
+            if self._mask_schedule is not None and self._steps:
+                raise ValueError("save_for_run with a mask schedule must come before the "
+                                 f"first step (this program ran {self._steps})")
+            safetensors.save({k: m.numpy() for k, m in self._masks.items()},
+                             os.path.join(directory, "masks.safetensors"))
+            sparsity = {"masks": "masks.safetensors"}
+            config = getattr(self._mask_schedule, "_config", None)
+            if config is not None:
+                sparsity["schedules"] = [dict(config, params=sorted(self._masks))]
+            elif self._mask_schedule is not None:
+                raise ValueError("wsc-run runs GMP, RigL and SET only; this mask schedule "
+                                 f"is a {type(self._mask_schedule).__name__}")
+            paths["sparsity"] = os.path.join(directory, "sparsity.json")
+            with open(paths["sparsity"], "w") as f:
+                json.dump(sparsity, f)
+        return paths
+
     def masks(self) -> Dict[str, torch.Tensor]:
         """The current sparsity masks, keyed like model.state_dict()."""
         return {k: self._masks[src].clone() for k, src in self._mask_name.items()}

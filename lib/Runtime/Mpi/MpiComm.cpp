@@ -60,6 +60,8 @@ void Comm::waitAll(std::vector<MPI_Request> &requests, const std::vector<int> &p
     for (size_t i = 0; i < requests.size() && peer < 0; ++i)
       if (requests[i] != MPI_REQUEST_NULL)
         peer = peers[i];
+    if (peer < 0 && size_ == 2)
+      peer = 1 - rank_; // a collective of two: the other one
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.0f s", waited);
     abort(peer >= 0 ? "no answer from rank " + std::to_string(peer) + " in " + seconds +
