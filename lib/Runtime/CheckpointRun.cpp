@@ -79,6 +79,9 @@ int64_t TrainingCheckpoints::resume(Session &session, MaskScheduleDriver *masks)
     fail(source, ": the checkpoint's data cursor ", position.dataCursor,
          " does not match --data ", dataPath_, " at step ", position.step,
          " (expected ", expected.dump(), "): resume with the same data");
+  resumedFrom_ = source;
+  if (!session.hostsMemoryX())
+    return position.step; // under MPI the mask schedules run on MemoryX's rank
   auto sparsity = position.extra.find(kSparsityKey);
   if (masks && sparsity == position.extra.end())
     fail(source, ": the checkpoint has no mask schedule state but this run has --sparsity");
@@ -101,7 +104,7 @@ int64_t TrainingCheckpoints::resume(Session &session, MaskScheduleDriver *masks)
 std::string TrainingCheckpoints::afterStep(const Session &session,
                                            const MaskScheduleDriver *masks, int64_t stepsDone,
                                            double loss, bool last) {
-  if (options_.dir.empty())
+  if (options_.dir.empty() || !session.hostsMemoryX()) // under MPI rank 0 writes
     return "";
   const bool due = options_.every > 0 && stepsDone % options_.every == 0;
   if (!due && !last)

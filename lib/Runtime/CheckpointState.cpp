@@ -293,6 +293,39 @@ std::map<std::string, std::string> parseStringMap(const std::string &source,
   return out;
 }
 
+/// What a checkpoint's metadata says about the run's position.
+TrainingPosition positionOf(const std::map<std::string, std::string> &md,
+                            const std::string &source) {
+  auto meta = [&](const char *key) -> const std::string & {
+    auto it = md.find(key);
+    if (it == md.end())
+      fail(source, ": the checkpoint's __metadata__ has no '", key, "'");
+    return it->second;
+  };
+  TrainingPosition position;
+  position.step = parseInt(source, kStepKey, meta(kStepKey));
+  if (position.step > std::numeric_limits<int>::max())
+    fail(source, ": step ", position.step, " is out of range");
+  if (auto it = md.find(kLossKey); it != md.end()) {
+    char *end = nullptr;
+    position.loss = std::strtod(it->second.c_str(), &end);
+    if (it->second.empty() || *end != '\0')
+      fail(source, ": __metadata__.loss is '", it->second, "', expected a number");
+  }
+  if (auto it = md.find(kCursorKey); it != md.end())
+    position.dataCursor = it->second;
+  static const char *const kKnown[] = {"format",  "format_version", "wsc_version",
+                                       kFingerprintKey, kPartsKey, kFieldsKey,
+                                       kStepKey, kSeedKey,         kLossKey,
+                                       kCursorKey};
+  for (const auto &[key, value] : md)
+    if (std::none_of(std::begin(kKnown), std::end(kKnown),
+                     [&](const char *k) { return key == k; }))
+      position.extra[key] = value;
+
+  return position;
+}
+
 } // namespace
 
 CheckpointContents captureCheckpoint(const Session &session, const TrainingPosition &position) {
@@ -365,6 +398,14 @@ TrainingPosition restoreCheckpoint(Session &session, const CheckpointContents &c
     fail(source, ": the checkpoint was trained with seed ", seed, " but this run has seed ",
          session.seed(), " (the random draws would differ)");
 
+  // Under MPI only MemoryX's rank holds parameters; the other ranks take
+  // the position alone (their draws and batches follow the step).
+  if (!session.hostsMemoryX()) {
+    TrainingPosition position = positionOf(md, source);
+    session.setStepsRun(static_cast<int>(position.step));
+    return position;
+  }
+
   // Check everything before changing anything.
   std::map<std::string, Tensor> weights, masks;
   std::map<std::string, OptimizerState> optimizer;
@@ -425,27 +466,7 @@ TrainingPosition restoreCheckpoint(Session &session, const CheckpointContents &c
     if (!used.count(name))
       fail(source, ": tensor '", name, "' belongs to no parameter of the schedule");
 
-  TrainingPosition position;
-  position.step = parseInt(source, kStepKey, meta(kStepKey));
-  if (position.step > std::numeric_limits<int>::max())
-    fail(source, ": step ", position.step, " is out of range");
-  if (auto it = md.find(kLossKey); it != md.end()) {
-    char *end = nullptr;
-    position.loss = std::strtod(it->second.c_str(), &end);
-    if (it->second.empty() || *end != '\0')
-      fail(source, ": __metadata__.loss is '", it->second, "', expected a number");
-  }
-  if (auto it = md.find(kCursorKey); it != md.end())
-    position.dataCursor = it->second;
-  static const char *const kKnown[] = {"format",  "format_version", "wsc_version",
-                                       kFingerprintKey, kPartsKey, kFieldsKey,
-                                       kStepKey, kSeedKey,         kLossKey,
-                                       kCursorKey};
-  for (const auto &[key, value] : md)
-    if (std::none_of(std::begin(kKnown), std::end(kKnown),
-                     [&](const char *k) { return key == k; }))
-      position.extra[key] = value;
-
+  const TrainingPosition position = positionOf(md, source);
   try {
     session.loadMasks(masks);
     session.loadWeights(weights);

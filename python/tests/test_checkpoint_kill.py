@@ -5,9 +5,10 @@ once uninterrupted, once killed at random instants (at least 20 kills, the
 run resumed with --resume after each). The killed run's checkpoints of every
 step (weights, buffers, optimizer state, masks, mask schedule state, data
 cursor, loss) and its final --save-weights file must equal the uninterrupted
-run's byte for byte. Kill instants come from a seeded generator; the window
-adapts so that a resumed run gets about one step done before its kill, which
-spreads the kills over the run (startup, steps and checkpoint writes alike).
+run's byte for byte. Kill instants come from a seeded generator: some during a
+run's startup (reading the checkpoint), the others at a random instant of
+the step after the one a resumed run has just checkpointed, which spreads
+the kills over the run (startup, steps and checkpoint writes alike).
 """
 import json
 import os
@@ -28,19 +29,23 @@ from wsc.sparse_schedule import RigL
 STEPS = 30
 BATCHES = 6  # step i takes batch i mod 6: the data cursor wraps
 MIN_KILLS = 20
+# Large enough that a step (and its checkpoint) takes milliseconds, so that
+# the test's reaction time is short against it; small enough for seconds.
+IN, HIDDEN, BATCH = 128, 384, 32
 
 
 def mlp():
-    return nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+    return nn.Sequential(nn.Linear(IN, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, 10))
 
 
 def batchnorm_mlp():
-    return nn.Sequential(nn.Linear(32, 64), nn.BatchNorm1d(64), nn.ReLU(), nn.Linear(64, 10))
+    return nn.Sequential(nn.Linear(IN, HIDDEN), nn.BatchNorm1d(HIDDEN), nn.ReLU(),
+                         nn.Linear(HIDDEN, 10))
 
 
 def sparse_mlp():
-    return nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(),
-                         nn.Linear(64, 10))
+    return nn.Sequential(nn.Linear(IN, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU(),
+                         nn.Linear(HIDDEN, 10))
 
 
 RIGL = {"schedule": "rigl", "params": "sparse", "sparsity": 0.8, "end_step": STEPS,
@@ -69,7 +74,7 @@ def prepare(case, tmp_path):
     model = case["model"]()
     weights = {k: v.detach().clone().numpy() for k, v in model.state_dict().items()}
     g = torch.Generator().manual_seed(1)
-    data = [(torch.randn(16, 32, generator=g), torch.randint(0, 10, (16,), generator=g))
+    data = [(torch.randn(BATCH, IN, generator=g), torch.randint(0, 10, (BATCH,), generator=g))
             for _ in range(BATCHES)]
     sparsity = None
     if "sparsity" in case:
@@ -108,30 +113,41 @@ def run_to_end(command, cwd, directory, save):
     return time.monotonic() - start
 
 
-def run_with_kills(command, cwd, directory, save, window, rng):
+def wait_for_progress(proc, directory, done_before, deadline):
+    """Polls until the run wrote a checkpoint past `done_before` steps (True)
+    or it ended or `deadline` passed (False)."""
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(checkpoints(directory)) > done_before:
+            return True
+        time.sleep(0.0005)
+    return False
+
+
+def run_with_kills(command, cwd, directory, save, startup_s, step_s, rng):
     """Starts, kills and resumes the run until it finishes; returns the kills
-    (each with the newest checkpoint step before and after the killed run)."""
+    as (checkpoints before, after) the killed run. A third of the kills land
+    at a random instant of the startup (reading and restoring the
+    checkpoint); the others at a random instant of the step (or checkpoint
+    write) after the one the run has just finished, so that every run gets
+    about one step done and the kills spread over the whole run."""
     kills = []
-    for attempt in range(400):
-        before = checkpoints(cwd / directory)
+    for _ in range(400):
+        before = len(checkpoints(cwd / directory))
         resume = ["--resume", directory] if before else []
         proc = subprocess.Popen(command + ["--checkpoint-dir", directory, "--save-weights", save]
                                 + resume, cwd=cwd, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
-        delay = rng.uniform(0.5 * window[0], 1.5 * window[0] + 2 * window[1])
+        if rng.random() < 1 / 3:
+            delay = rng.uniform(0, startup_s)
+        else:
+            wait_for_progress(proc, cwd / directory, before, time.monotonic() + 60)
+            delay = rng.uniform(0, step_s)
         try:
             _, err = proc.communicate(timeout=delay)
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGKILL)
             proc.communicate()
-            after = checkpoints(cwd / directory)
-            progress = len(after) - len(before)
-            kills.append((len(before), len(after)))
-            # Aim at about one step per killed run.
-            if progress > 1:
-                window[0] *= 0.85
-            elif progress == 0 and len(kills) >= 2 and kills[-2][0] == kills[-2][1]:
-                window[0] *= 1.2
+            kills.append((before, len(checkpoints(cwd / directory))))
             continue
         assert proc.returncode == 0, f"resumed run failed after {len(kills)} kills:\n{err}"
         return kills
@@ -157,12 +173,13 @@ def test_sigkill_at_random_instants_resumes_bitwise(name, tmp_path):
     one = run_to_end([*command[:command.index("--steps")], "--steps", "1",
                       *command[command.index("--steps") + 2:]], tmp_path, "probe", "p.safetensors")
     full = run_to_end(command, tmp_path, "reference", "reference.safetensors")
-    step_s = max((full - one) / (STEPS - 1), 1e-3)
-    window = [max(one - step_s, 1e-3), step_s]
+    step_s = max((full - one) / (STEPS - 1), 1e-4)
 
     rng = random.Random(f"wsc-kill-{name}")
-    kills = run_with_kills(command, tmp_path, "killed", "killed.safetensors", window, rng)
-    print(f"{name}: {len(kills)} kills at checkpoint steps {[k[0] for k in kills]}")
+    kills = run_with_kills(command, tmp_path, "killed", "killed.safetensors",
+                           max(one - step_s, 1e-3), step_s, rng)
+    print(f"{name}: step {step_s * 1e3:.1f} ms, {len(kills)} kills at checkpoint steps "
+          f"{[k[0] for k in kills]}")
     assert len(kills) >= MIN_KILLS
     # Spread over the run, not bunched at its start or end.
     assert len({k[0] for k in kills}) >= 10

@@ -583,6 +583,8 @@ int run(const Options &o, MpiJob *job) {
       });
     TrainingCheckpoints checkpoints(o.checkpoint, s, o.data, dataFile, batches);
     const int64_t first = checkpoints.resume(session, masks ? &*masks : nullptr);
+    if (job && !o.checkpoint.resume.empty()) // every rank resumes from the same file
+      job->checkSameFile("--resume", checkpoints.resumedFrom());
     if (first > steps)
       fail(o.checkpoint.resume, ": the checkpoint is at step ", first, ", past --steps ", steps);
     if (!o.quiet)

@@ -147,6 +147,7 @@ CheckpointContents captureCheckpoint(const Session &session, const TrainingPosit
 /// version, the fingerprint against the session's schedule, the seed, and
 /// that every tensor the schedule needs is present with its shape and dtype
 /// (optimizer state included) before changing anything. Returns the position.
+/// A session without MemoryX (an MPI rank other than 0) takes the step only.
 TrainingPosition restoreCheckpoint(Session &session, const CheckpointContents &contents,
                                    const std::string &source);
 
@@ -175,11 +176,15 @@ public:
 
   /// With --resume: restores the session (and the mask schedules' state)
   /// and returns the step to continue at; 0 without --resume. Call after
-  /// the weights are loaded and the masks started.
+  /// the weights are loaded and the masks started. Under MPI every rank
+  /// resumes (the ranks without MemoryX take the step alone).
   int64_t resume(Session &session, MaskScheduleDriver *masks);
+  /// The checkpoint file resume() restored ("" before).
+  const std::string &resumedFrom() const { return resumedFrom_; }
   /// After a training step: writes a checkpoint when `stepsDone` is a
-  /// multiple of --checkpoint-every or `last` (the run's end). Returns the
-  /// file written, or "".
+  /// multiple of --checkpoint-every or `last` (the run's end), on the
+  /// process that hosts MemoryX (rank 0 under MPI). Returns the file
+  /// written, or "".
   std::string afterStep(const Session &session, const MaskScheduleDriver *masks,
                         int64_t stepsDone, double loss, bool last);
 
@@ -188,7 +193,7 @@ public:
 
 private:
   CheckpointOptions options_;
-  std::string dataPath_;
+  std::string dataPath_, resumedFrom_;
   int64_t batches_;
   // Per schedule input: its name, the file offset of batch 0 and the bytes
   // of one batch (0: one batch used for every step).
