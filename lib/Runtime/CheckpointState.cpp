@@ -345,13 +345,20 @@ CheckpointContents captureCheckpoint(const Session &session, const TrainingPosit
       add(maskTensorName(p.name), store.mask(idx));
     if (!trained(p))
       continue;
-    const OptimizerState state = store.optimizer(idx).state();
-    add(optimizerTensorName(p.name, "step"), Tensor::fromInts({}, {state.steps}));
-    OptimizerState copy = state;
-    for (const char *field : kOptimizerFields) {
-      const std::vector<float> &buffer = *stateBuffer(copy, field);
-      if (!buffer.empty())
-        add(optimizerTensorName(p.name, field), Tensor::fromFloats(p.shape, buffer));
+    const ParamOptimizer &opt = store.optimizer(idx);
+    add(optimizerTensorName(p.name, "step"), Tensor::fromInts({}, {opt.steps()}));
+    // One copy of each buffer (a checkpoint's state is gigabytes).
+    const std::pair<const char *, const std::vector<float> *> buffers[] = {
+        {"momentum_buffer", &opt.momentumBuffer()},
+        {"exp_avg", &opt.expAvg()},
+        {"exp_avg_sq", &opt.expAvgSq()},
+        {"max_exp_avg_sq", &opt.maxExpAvgSq()}};
+    for (const auto &[field, buffer] : buffers) {
+      if (buffer->empty())
+        continue;
+      Tensor t = Tensor::uninitialized(DType::F32, p.shape);
+      std::memcpy(t.rawData(), buffer->data(), buffer->size() * sizeof(float));
+      add(optimizerTensorName(p.name, field), std::move(t));
     }
   }
   const Fingerprint fp = fingerprintOf(s);
