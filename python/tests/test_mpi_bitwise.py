@@ -7,6 +7,8 @@ row-streamed embedding gradients (GPT), all-reduced batch statistics and
 buffer updates (ResNet with SyncBN), ragged VTS steps whose lengths every
 rank needs (VTS encoder), and csr weight streams, gradient requests and mask
 updates on rank 0 (a 90%-sparse MLP with RigL)."""
+import json
+
 import pytest
 import torch
 from torch import nn
@@ -99,10 +101,23 @@ def test_the_case_moves_what_it_covers(saved):
 @pytest.mark.parametrize("ranks", [2, 3])
 def test_mpirun_is_bitwise_the_in_process_run(saved, ranks):
     name, _, paths, directory, reference = saved
-    got = run(paths, directory / f"np{ranks}", ranks=ranks)
+    trace = directory / f"np{ranks}.trace.json"
+    got = run(paths, directory / f"np{ranks}", ranks=ranks, extra=["--trace", str(trace)])
     assert_same_run(reference, got, f"{name}: mpirun -np {ranks}")
     # Rank 0 prints; the summary appears once.
     assert got[2].stdout.count("summary:") == 1
+    # Beside the modeled timeline, a measured wall-time track per rank with
+    # a span per step.
+    events = json.loads(trace.read_text())["traceEvents"]
+    (wall,) = [e["pid"] for e in events
+               if e["ph"] == "M" and e["args"]["name"] == "measured wall time (MPI ranks)"]
+    tracks = {e["tid"]: e["args"]["name"] for e in events
+              if e["ph"] == "M" and e["pid"] == wall and "tid" in e}
+    assert tracks == {r: f"rank {r}" for r in range(ranks)}
+    spans = [(e["tid"], e["args"]["step"]) for e in events if e["ph"] == "X" and e["pid"] == wall]
+    assert sorted(spans) == [(r, s) for r in range(ranks) for s in range(STEPS)]
+    assert any(e["ph"] == "X" and e["pid"] != wall for e in events)  # the modeled timeline
+    assert [len(s["rank_wall_s"]) for s in got[0]["steps"]] == [ranks] * STEPS
 
 
 def test_systems_on_threads_are_bitwise_sequential(saved):
