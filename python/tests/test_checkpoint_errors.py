@@ -76,3 +76,17 @@ def test_a_weights_file_or_nothing_to_resume_from(trained):
         "w.safetensors: not a wsc checkpoint")
     assert resume_error(trained, "--resume", "nowhere") == (
         "nowhere: no such checkpoint file or directory")
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--keep", "2"], "--checkpoint-every and --keep need --checkpoint-dir"),
+    (["--checkpoint-every", "0", "--checkpoint-dir", "c"],
+     "--checkpoint-every expects an integer in [1, 1099511627776], got '0'"),
+    (["--model-only", "--resume", "c"], "--checkpoint-dir and --resume need --data (training)"),
+])
+def test_checkpoint_flags_are_checked_as_usage_errors(trained, flags, message):
+    tmp, command = trained
+    proc = subprocess.run([command[0], "s.json"] + flags, cwd=tmp, capture_output=True,
+                          text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"wsc-run: {message}\n")

@@ -185,6 +185,10 @@ Options parseArgs(int argc, char **argv) {
   if (positional.size() > 1)
     throw UsageError{"unexpected argument '" + positional[1] + "'"};
   o.schedule = positional[0];
+  if ((!o.checkpoint.dir.empty() || !o.checkpoint.resume.empty()) && o.data.empty())
+    throw UsageError{"--checkpoint-dir and --resume need --data (training)"};
+  if ((o.checkpoint.every || o.checkpoint.keep) && o.checkpoint.dir.empty())
+    throw UsageError{"--checkpoint-every and --keep need --checkpoint-dir"};
   if (o.modelOnly) {
     if (!o.weights.empty() || !o.data.empty() || !o.inputs.empty() || !o.saveWeights.empty() ||
         !o.trace.empty() || !o.sparsity.empty())
@@ -202,10 +206,6 @@ Options parseArgs(int argc, char **argv) {
     throw UsageError{"--steps needs --data (or --model-only)"};
   if (!o.sparsity.empty() && o.data.empty())
     throw UsageError{"--sparsity needs --data (training)"};
-  if ((!o.checkpoint.dir.empty() || !o.checkpoint.resume.empty()) && o.data.empty())
-    throw UsageError{"--checkpoint-dir and --resume need --data (training)"};
-  if ((o.checkpoint.every || o.checkpoint.keep) && o.checkpoint.dir.empty())
-    throw UsageError{"--checkpoint-every and --keep need --checkpoint-dir"};
   return o;
 }
 
