@@ -10,6 +10,7 @@
   ValueError saying what is wrong.
 """
 import copy
+import json
 
 import numpy as np
 import pytest
@@ -115,9 +116,11 @@ def test_optimizer_state_dict_has_torchs_structure(name):
 def test_save_and_load_continue_bitwise(tmp_path):
     data = batches(6)
     first = compile_fresh(OPTIMIZERS["adamw"])
-    for x, y in data[:3]:
-        first.step(x, y)
+    before = [first.step(x, y) for x, y in data[:3]]
     first.save(tmp_path / "c.safetensors")
+    with open(tmp_path / "c.safetensors", "rb") as f:  # the header's __metadata__
+        meta = json.loads(f.read(int.from_bytes(f.read(8), "little")))["__metadata__"]
+    assert (meta["step"], float(meta["loss"])) == ("3", before[-1])
     losses = [first.step(x, y) for x, y in data[3:]]
 
     second = compile_fresh(OPTIMIZERS["adamw"])

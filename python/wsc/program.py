@@ -177,7 +177,8 @@ class Program:
         """Writes a checkpoint of the program to `path` (docs/Checkpoints.md):
         weights, buffers, optimizer state, masks and the step count, in one
         safetensors file written atomically."""
-        self._session.save_checkpoint(str(path), self._steps)
+        self._session.save_checkpoint(str(path), self._steps,
+                                      self._last["loss"] if self._last else None)
 
     def load(self, path: str) -> None:
         """Continues from a checkpoint `save` (or wsc-run) wrote for this

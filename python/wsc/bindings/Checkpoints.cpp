@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <optional>
 
 namespace py = pybind11;
 using namespace wsc::rt;
@@ -58,19 +59,18 @@ void bindCheckpoints(py::module &m) {
   session
       .def(
           "save_checkpoint",
-          [](const Session &s, const std::string &path, int64_t step,
+          [](const Session &s, const std::string &path, int64_t step, std::optional<double> loss,
              const std::map<std::string, std::string> &extra) {
             TrainingPosition position;
             position.step = step;
+            position.loss = loss;
             position.extra = extra;
-            if (step > 0)
-              position.loss = s.lastReport().loss;
             writeCheckpointFile(path, captureCheckpoint(s, position));
           },
-          py::arg("path"), py::arg("step"),
+          py::arg("path"), py::arg("step"), py::arg("loss") = std::nullopt,
           py::arg("extra") = std::map<std::string, std::string>{},
-          "Writes the session's state to `path` atomically (docs/Checkpoints.md); `extra` "
-          "adds metadata entries.")
+          "Writes the session's state to `path` atomically (docs/Checkpoints.md), after "
+          "`step` steps, the last with `loss`; `extra` adds metadata entries.")
       .def(
           "load_checkpoint",
           [](Session &s, const std::string &path) {
