@@ -9,6 +9,7 @@
 
 #include "wsc/Analysis/DescribeKernel.h"
 #include "wsc/Analysis/OpKinds.h"
+#include "wsc/Analysis/StreamedValues.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -274,6 +275,11 @@ void Describer::joinParametersAndGradients() {
     }
   }
   auto yield = body.getTerminator();
+  // A partial gradient that later kernels only add to (a tied weight's)
+  // streams out as it is made, like a returned one.
+  StreamedValues streamed;
+  for (auto [j, result] : llvm::enumerate(kernel.getResults()))
+    gradientResult[j] = streamed.streamsOut(result);
   for (auto [j, result] : llvm::enumerate(kernel.getResults()))
     for (OpOperand &use : result.getUses()) {
       Operation *user = use.getOwner();

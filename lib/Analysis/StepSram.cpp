@@ -10,69 +10,6 @@
 using namespace mlir;
 using namespace mlir::wsc;
 
-/// True when everything `arg`, a kernel body argument, flows into is
-/// yielded as kernel results that stream out: a partial gradient the kernel
-/// adds to (a tied weight's), which MemoryX would sum as both stream in.
-bool StreamedValues::onlyFeedsStreamedResults(KernelOp kernel, BlockArgument arg) {
-  auto yield = llvm::cast<YieldOp>(kernel.getBodyBlock().getTerminator());
-  SmallVector<Value> work{arg};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    if (value.use_empty())
-      return false;
-    for (OpOperand &use : value.getUses()) {
-      if (use.getOwner() == yield) {
-        if (!streamsOut(kernel.getResult(use.getOperandNumber())))
-          return false;
-        continue;
-      }
-      if (use.getOwner()->getNumResults() == 0)
-        return false;
-      llvm::append_range(work, use.getOwner()->getResults());
-    }
-  }
-  return true;
-}
-
-bool StreamedValues::streamsOut(Value value) {
-  // SSA values between kernels form no cycle, so a value under evaluation
-  // is never asked about again before its answer is stored.
-  if (auto it = known.find(value); it != known.end())
-    return it->second;
-  auto decide = [&] {
-    if (value.use_empty())
-      return false;
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (llvm::isa<ReduceOp>(user))
-        continue;
-      // Converted on its way out, or added to by a kernel whose sum streams out.
-      if (auto convert = llvm::dyn_cast<LayoutConvertOp>(user)) {
-        if (streamsOut(convert.getOutput()))
-          continue;
-        return false;
-      }
-      if (auto kernel = llvm::dyn_cast<KernelOp>(user)) {
-        if (onlyFeedsStreamedResults(kernel,
-                                     kernel.getBodyBlock().getArgument(use.getOperandNumber())))
-          continue;
-        return false;
-      }
-      auto ret = llvm::dyn_cast<func::ReturnOp>(user);
-      auto func = ret ? ret->getParentOfType<func::FuncOp>() : func::FuncOp();
-      if (!func || !func.getResultAttr(use.getOperandNumber(), WSCDialect::getGradAttrName()))
-        return false;
-    }
-    return true;
-  };
-  bool result = decide();
-  known[value] = result;
-  return result;
-}
-
 int64_t mlir::wsc::residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
                                       int64_t localBatch,
                                       const ::wsc::model::TargetSpec &target,
@@ -81,8 +18,12 @@ int64_t mlir::wsc::residentBytesPerPe(Value value, Attribute layout, const Batch
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
   if (!l || !type || !type.hasStaticShape() || streamed.streamsOut(value))
     return 0;
+  // Conversions inserted after `dims` was computed keep their input's dims.
+  Value source = value;
+  while (auto convert = source.getDefiningOp<LayoutConvertOp>())
+    source = convert.getInput();
   ::wsc::model::Tile tile = tileOf(
-      localShape(type, dims.lookup(value), dims.getGlobalBatch(), localBatch), l, target);
+      localShape(type, dims.lookup(source), dims.getGlobalBatch(), localBatch), l, target);
   return tile.elementsPerPe * elementBytes(value);
 }
 
@@ -128,9 +69,17 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
     }
   }
 
-  // The live sum at each kernel; the first maximum wins.
+  // The live sum at each kernel and conversion (which holds its input and
+  // its output at once, as the emulator counts it); the first maximum wins.
+  // A conversion's peak is reported at the kernel it converts for.
   for (Operation &op : body) {
-    if (!llvm::isa<KernelOp>(op))
+    KernelOp kernel = llvm::dyn_cast<KernelOp>(op);
+    if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op))
+      for (Operation *user : convert.getOutput().getUsers())
+        if (auto consumer = llvm::dyn_cast_or_null<KernelOp>(body.findAncestorOpInBlock(*user)))
+          if (!kernel || consumer->isBeforeInBlock(kernel))
+            kernel = consumer;
+    if (!kernel)
       continue;
     int64_t at = position.lookup(&op), bytes = 0;
     for (const Interval &i : resident)
@@ -139,7 +88,7 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
     if (bytes <= peak.bytes)
       continue;
     peak.bytes = bytes;
-    peak.at = &op;
+    peak.at = kernel;
     peak.live.clear();
     for (const Interval &i : resident)
       if (i.def <= at && at <= i.last)

@@ -105,8 +105,16 @@ public:
     if (kernel.kind == KernelKind::Conv2d) {
       addConvolution(batch);
     } else {
+      std::vector<std::vector<std::string>> featureSets;
       if (!features.empty())
-        add("fig15", features, tokens);
+        featureSets.push_back(features);
+      if (auto wider = widerFeatures(features); !wider.empty())
+        featureSets.push_back(wider);
+      for (const std::vector<std::string> &f : featureSets) {
+        // The first set keeps the paper's names; a wider one says which.
+        std::string which = &f == &featureSets.front() ? "" : " (" + f.front() + ")";
+        add("fig15" + which, f, tokens);
+      }
       if (!batch.empty()) {
         const std::string &b = batch[0];
         for (int64_t k : batchFactors(kernel.dim(b)->size, context.pesX())) {
@@ -114,8 +122,10 @@ public:
           bool whole = k == kernel.dim(b)->size; // all of the batch on x
           std::string onX = whole ? b : outerFactor(b);
           std::vector<std::string> onY = whole ? seq : concat({innerFactor(b)}, seq);
-          if (!features.empty())
-            add("fig16 " + tag, concat({onX}, features), onY, whole ? 0 : k);
+          for (const std::vector<std::string> &f : featureSets) {
+            std::string which = &f == &featureSets.front() ? "" : " (" + f.front() + ")";
+            add("fig16 " + tag + which, concat({onX}, f), onY, whole ? 0 : k);
+          }
           add("tokens " + tag, {onX}, onY, whole ? 0 : k);
         }
       }
@@ -226,6 +236,32 @@ private:
           return found;
       }
     return {};
+  }
+
+  /// The feature dims of a later resident tensor when they hold more
+  /// elements than `first`'s: a loss kernel's class scores (the vocabulary)
+  /// beside the hidden units it also reads, which must be split too.
+  std::vector<std::string> widerFeatures(const std::vector<std::string> &first) const {
+    auto elements = [&](const std::vector<std::string> &dims) {
+      int64_t n = 1;
+      for (const std::string &name : dims)
+        n *= kernel.dim(name)->size;
+      return n;
+    };
+    std::vector<std::string> widest;
+    for (const auto *list : {&kernel.operands, &kernel.results})
+      for (const TensorUse &t : *list) {
+        if (t.streamed)
+          continue;
+        std::vector<std::string> found;
+        for (const std::string &name : t.dims)
+          if (kernel.dim(name) && kernel.dim(name)->role == DimRole::Feature &&
+              std::find(first.begin(), first.end(), name) == first.end())
+            found.push_back(name);
+        if (!found.empty() && elements(found) > std::max(elements(first), elements(widest)))
+          widest = found;
+      }
+    return widest;
   }
 
   void add(std::string label, std::vector<std::string> x, std::vector<std::string> y,

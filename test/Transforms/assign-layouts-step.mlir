@@ -7,6 +7,8 @@
 // over. The error names the values live there; allow-sram-overflow warns
 // (into the compile report) instead.
 // OVERFLOW: warning: the step's live values need 65536 bytes per PE at kernel 'b', 16384 bytes over the 49152-byte PE SRAM (2 values live: result #0 of 'a' 32768 B, result #0 of 'b' 32768 B)
+// (Diagnostics come before the IR: this one is @gradient_input_stays's, below.)
+// OVERFLOW: assign-layouts-step.mlir:[[#]]:8: warning: the step's live values need 65544 bytes per PE at kernel 'c'
 func.func @step_overflows(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) -> tensor<8x1024xf32> {
   // expected-note @+1 {{result #0 of 'a': 32768 bytes per PE}}
   %0 = wsc.kernel "a" layer("a") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
@@ -61,6 +63,35 @@ func.func @partial_gradient_streams_out(%x: tensor<8x1024xf32> {wsc.input = 0 : 
   ^bb0(%g: tensor<8x1024xf32>, %a: tensor<8x1024xf32>):
     %e = tensor.empty() : tensor<8x1024xf32>
     %s = linalg.add ins(%g, %a : tensor<8x1024xf32>, tensor<8x1024xf32>) outs(%e : tensor<8x1024xf32>) -> tensor<8x1024xf32>
+    wsc.yield %s : tensor<8x1024xf32>
+  }
+  return %1, %2 : tensor<8x1024xf32>, tensor<8x1024xf32>
+}
+
+// -----
+
+// An activation gradient is not a partial of the weight gradient it leads
+// to: "a"'s result is multiplied in "c", not added to, so it stays in SRAM
+// while "b" runs and while it is converted for "c", although everything
+// "c" makes streams out.
+// OVERFLOW-LABEL: module attributes {wsc.report = {warnings
+func.func @gradient_input_stays(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) -> (tensor<8x1024xf32>, tensor<8x1024xf32> {wsc.grad = "w"}) {
+  // expected-note @+1 {{result #0 of 'a': 32768 bytes per PE}}
+  %0 = wsc.kernel "a" layer("a") phase(<backward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    wsc.yield %a : tensor<8x1024xf32>
+  }
+  // expected-note @+1 {{result #0 of 'b': 32768 bytes per PE}}
+  %1 = wsc.kernel "b" layer("b") phase(<backward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    wsc.yield %a : tensor<8x1024xf32>
+  }
+  // expected-error @+2 {{the step's live values need 65544 bytes per PE at kernel 'c', 16392 bytes over the 49152-byte PE SRAM (3 values live: result #0 of 'a' 32768 B, result #0 of 'b' 32768 B, conversion for 'c' 8 B)}}
+  // expected-note @+1 {{conversion for 'c': 8 bytes per PE}}
+  %2 = wsc.kernel "c" layer("c") phase(<backward>) (%0, %x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>, #wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], tiling = uneven>]} : (tensor<8x1024xf32>, tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%g: tensor<8x1024xf32>, %a: tensor<8x1024xf32>):
+    %e = tensor.empty() : tensor<8x1024xf32>
+    %s = linalg.mul ins(%g, %a : tensor<8x1024xf32>, tensor<8x1024xf32>) outs(%e : tensor<8x1024xf32>) -> tensor<8x1024xf32>
     wsc.yield %s : tensor<8x1024xf32>
   }
   return %1, %2 : tensor<8x1024xf32>, tensor<8x1024xf32>

@@ -331,6 +331,35 @@ TEST(LayoutCost, Figure17BackwardSplitsH1OverX) {
   EXPECT_DOUBLE_EQ(bwd.totalCycles, fwd.totalCycles); // square weight: mirror images
 }
 
+TEST(LayoutCost, LossSplitsTheVocabularyBesideTheHiddenUnits) {
+  // A language model's loss kernel reads the hidden units [b,s,h0] first
+  // and the class scores [b,s,h1] over a 50257-word vocabulary: Figure 15
+  // on h0 leaves each score row whole on its PE (201 kB). The wider
+  // features get candidates of their own, which split the row over x.
+  KernelDesc loss;
+  loss.name = "loss";
+  loss.dims = {{"b", 1, DimRole::Batch},
+               {"s", 2048, DimRole::Sequence},
+               {"h0", 2048, DimRole::Feature},
+               {"h1", 50257, DimRole::Feature}};
+  loss.operands = {{"hidden", {"b", "s", "h0"}, 4}, {"scores", {"b", "s", "h1"}, 4}};
+  loss.results = {{"grad", {"b", "s", "h1"}, 4}};
+  LayoutContext c;
+  Evaluation byHidden = evaluateLabel(loss, c, "fig15");
+  EXPECT_GT(byHidden.sramBytes, c.target.sramPerPe);
+  Evaluation byScores = evaluateLabel(loss, c, "fig15 (h1)");
+  EXPECT_EQ(byScores.operands[1].layout.x, std::vector<std::string>{"h1"});
+  EXPECT_LT(byScores.sramBytes, c.target.sramPerPe);
+  LayoutPlan plan = chooseLayout(loss, c);
+  ASSERT_TRUE(plan.feasible) << plan.error;
+  EXPECT_NE(chosenLabel(plan).find("(h1)"), std::string::npos) << chosenLabel(plan);
+  // Where the first features are the wider ones there is no second set.
+  KernelDesc hiddenFirst = loss;
+  std::swap(hiddenFirst.operands[0], hiddenFirst.operands[1]);
+  for (const Candidate &candidate : candidates(hiddenFirst, c))
+    EXPECT_EQ(candidate.label.find("(h"), std::string::npos) << candidate.label;
+}
+
 TEST(LayoutCost, BackwardKernelKeepsItsStoredInputOverX) {
   // A backward kernel also reads the stored input x[b,s,h0] (for the weight
   // gradient). Figure 17 puts H1 over x; x's H0 takes H1's columns, as the

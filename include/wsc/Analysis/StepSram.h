@@ -15,6 +15,7 @@
 #define WSC_ANALYSIS_STEPSRAM_H
 
 #include "wsc/Analysis/BatchDims.h"
+#include "wsc/Analysis/StreamedValues.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Model/CostModel.h"
 
@@ -29,23 +30,9 @@ struct LiveValue {
 
 struct StepSramPeak {
   int64_t bytes = 0;             ///< the peak of live bytes per PE
-  Operation *at = nullptr;       ///< the op (a kernel) where it first occurs
+  Operation *at = nullptr;       ///< the kernel where it first occurs (or
+                                 ///< that the conversion there is for)
   SmallVector<LiveValue> live;   ///< the values live there, largest first
-};
-
-/// Which values leave the wafer as they are made and never occupy SRAM: a
-/// weight gradient (returned as `wsc.grad`, or reduced by SwarmX), also
-/// when converted on its way, or when later kernels only add to it (a tied
-/// weight's partial gradients are summed as they stream out). It remembers
-/// what it found: the paths from a value to the step's results meet again
-/// and again, so one instance should serve a whole function.
-class StreamedValues {
-public:
-  bool streamsOut(Value value);
-
-private:
-  bool onlyFeedsStreamedResults(KernelOp kernel, BlockArgument arg);
-  DenseMap<Value, bool> known;
 };
 
 /// Bytes per PE `value` takes in SRAM under `layout` (on the target's grid,
