@@ -13,7 +13,7 @@
 //   - the control plane (VTS lengths, the busiest link's bytes, kernel
 //     counts): MPI all-gather and all-reduce of integers and maxima, which
 //     are exact in any order.
-// Every call waits with a deadline (MpiJob::setTimeout).
+// Every call's wait is watched against a deadline (MpiJob::setTimeout).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_RUNTIME_MPISWARMX_H

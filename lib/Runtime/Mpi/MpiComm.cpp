@@ -2,18 +2,33 @@
 
 #include "MpiComm.h"
 
-#include <chrono>
+#include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <thread>
+#include <cstdlib>
 
-#include <sched.h>
+#include <unistd.h>
 
 namespace wsc::rt::mpi {
 
 Comm::Comm() {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  watchdog_ = std::thread([this] { watch(); });
+}
+
+Comm::~Comm() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  watchdog_.join();
+}
+
+void Comm::setTimeout(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  timeoutS_ = seconds;
 }
 
 void Comm::abort(const std::string &message) const {
@@ -27,64 +42,51 @@ void Comm::abort(const std::string &message) const {
   std::_Exit(1); // MPI_Abort does not return; in case it does
 }
 
-void Comm::waitAll(std::vector<MPI_Request> &requests, const std::vector<int> &peers,
-                   const std::string &what) const {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  for (long polls = 0;; ++polls) {
-    bool pending = false;
-    for (MPI_Request &r : requests) {
-      if (r == MPI_REQUEST_NULL)
-        continue;
-      int done = 0;
-      MPI_Test(&r, &done, MPI_STATUS_IGNORE); // sets r to MPI_REQUEST_NULL when done
-      pending = pending || !done;
-    }
-    if (!pending)
-      return;
-    // Spin first (a collective's partner is usually a few microseconds
-    // away), then give the core to the other ranks: with more ranks than
-    // cores, a spinning rank would starve the one it waits for.
-    if (polls < 2000)
+void Comm::watch() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(200));
+    if (stop_ || !waiting_)
       continue;
-    if (polls < 20000)
-      sched_yield();
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    if ((polls & 63) != 0)
-      continue;
-    const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count();
     if (waited < timeoutS_)
       continue;
-    int peer = -1;
-    for (size_t i = 0; i < requests.size() && peer < 0; ++i)
-      if (requests[i] != MPI_REQUEST_NULL)
-        peer = peers[i];
-    if (peer < 0 && size_ == 2)
-      peer = 1 - rank_; // a collective of two: the other one
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.0f s", waited);
-    abort(peer >= 0 ? "no answer from rank " + std::to_string(peer) + " in " + seconds +
-                          " (" + what + "): rank " + std::to_string(peer) +
-                          " died or hangs; ending the job"
-                    : "no answer from the other ranks in " + std::string(seconds) + " (" +
-                          what + "): a rank died or hangs; ending the job");
+    // A collective of two waits on the other rank; of more, on some rank.
+    const int peer = peer_ >= 0 ? peer_ : size_ == 2 ? 1 - rank_ : -1;
+    const std::string who = peer >= 0 ? "rank " + std::to_string(peer) : "the other ranks";
+    std::fprintf(stderr,
+                 "wsc-run: rank %d: no answer from %s in %.0f s (%s): %s died or hangs; ending "
+                 "the job\n",
+                 rank_, who.c_str(), waited, what_.c_str(),
+                 peer >= 0 ? who.c_str() : "a rank");
+    std::fflush(stderr);
+    // MPI may not be called from this thread; mpirun ends the job when a
+    // rank exits with a non-zero status.
+    _exit(1);
   }
 }
 
-void Comm::wait(MPI_Request request, int peer, const std::string &what) const {
-  std::vector<MPI_Request> requests{request};
-  waitAll(requests, {peer}, what);
+Comm::Waiting::Waiting(const Comm &comm, const std::string &what, int peer) : comm_(comm) {
+  std::lock_guard<std::mutex> lock(comm_.mutex_);
+  comm_.waiting_ = true;
+  comm_.what_ = what;
+  comm_.peer_ = peer;
+  comm_.since_ = std::chrono::steady_clock::now();
+}
+
+Comm::Waiting::~Waiting() {
+  std::lock_guard<std::mutex> lock(comm_.mutex_);
+  comm_.waiting_ = false;
 }
 
 void Comm::broadcast(void *data, size_t bytes, int root, const std::string &what) const {
   auto *p = static_cast<char *>(data);
   const size_t piece = size_t(1) << 30;
+  Waiting waiting(*this, what, rank_ == root ? -1 : root);
   do {
     const size_t n = std::min(bytes, piece);
-    MPI_Request r;
-    MPI_Ibcast(p, static_cast<int>(n), MPI_BYTE, root, MPI_COMM_WORLD, &r);
-    wait(r, rank_ == root ? -1 : root, what);
+    MPI_Bcast(p, static_cast<int>(n), MPI_BYTE, root, MPI_COMM_WORLD);
     p += n;
     bytes -= n;
   } while (bytes > 0);
@@ -92,11 +94,10 @@ void Comm::broadcast(void *data, size_t bytes, int root, const std::string &what
 
 std::vector<int64_t> Comm::allGather(const int64_t *values, int count,
                                      const std::string &what) const {
+  Waiting waiting(*this, what, -1);
   std::vector<int64_t> counts(size_);
   int64_t mine = count;
-  MPI_Request r;
-  MPI_Iallgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, MPI_COMM_WORLD, &r);
-  wait(r, -1, what);
+  MPI_Allgather(&mine, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
   std::vector<int> recvCounts(size_), displs(size_);
   int64_t total = 0;
   for (int k = 0; k < size_; ++k) {
@@ -108,25 +109,22 @@ std::vector<int64_t> Comm::allGather(const int64_t *values, int count,
     total += counts[k];
   }
   std::vector<int64_t> all(total);
-  MPI_Iallgatherv(values, count, MPI_INT64_T, all.data(), recvCounts.data(), displs.data(),
-                  MPI_INT64_T, MPI_COMM_WORLD, &r);
-  wait(r, -1, what);
+  MPI_Allgatherv(values, count, MPI_INT64_T, all.data(), recvCounts.data(), displs.data(),
+                 MPI_INT64_T, MPI_COMM_WORLD);
   return all;
 }
 
 int64_t Comm::allSum(int64_t value, const std::string &what) const {
+  Waiting waiting(*this, what, -1);
   int64_t sum = 0;
-  MPI_Request r;
-  MPI_Iallreduce(&value, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, &r);
-  wait(r, -1, what);
+  MPI_Allreduce(&value, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   return sum;
 }
 
 double Comm::allMax(double value, const std::string &what) const {
+  Waiting waiting(*this, what, -1);
   double most = 0;
-  MPI_Request r;
-  MPI_Iallreduce(&value, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &r);
-  wait(r, -1, what);
+  MPI_Allreduce(&value, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return most;
 }
 

@@ -50,7 +50,14 @@ std::unique_ptr<MpiJob> MpiJob::startIfLaunched(int *argc, char ***argv) {
 
 MpiJob::MpiJob() : comm_(std::make_unique<mpi::Comm>()) {}
 
-MpiJob::~MpiJob() { MPI_Finalize(); }
+MpiJob::~MpiJob() {
+  {
+    // MPI_Finalize waits for every rank too.
+    mpi::Comm::Waiting waiting(*comm_, "the end of the job", -1);
+    MPI_Finalize();
+  }
+  comm_.reset();
+}
 
 int MpiJob::rank() const { return comm_->rank(); }
 int MpiJob::ranks() const { return comm_->size(); }
@@ -91,16 +98,14 @@ void MpiJob::checkSameFile(const std::string &flag, const std::string &path) con
 
 std::vector<double> MpiJob::gatherOnMemoryXRank(double value) const {
   std::vector<double> all(isMemoryXRank() ? ranks() : 0);
-  MPI_Request r;
-  MPI_Igather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r);
-  comm_->wait(r, -1, "wall times to rank 0");
+  mpi::Comm::Waiting waiting(*comm_, "wall times to rank 0", -1);
+  MPI_Gather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return all;
 }
 
 void MpiJob::barrier(const std::string &what) const {
-  MPI_Request r;
-  MPI_Ibarrier(MPI_COMM_WORLD, &r);
-  comm_->wait(r, -1, what);
+  mpi::Comm::Waiting waiting(*comm_, what, -1);
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 void MpiJob::abort(const std::string &message) const { comm_->abort(message); }

@@ -151,31 +151,26 @@ Tensor MpiSwarmX::reduce(const std::vector<Tensor> &partials) {
       fail("internal: SwarmX reduce of mismatched tensors");
   const char *what = "partial sums to MemoryX";
   if (!hostsMemoryX()) {
-    // One message per system, in system order (MPI keeps their order).
-    std::vector<MPI_Request> requests(partials.size());
-    for (size_t k = 0; k < partials.size(); ++k)
-      MPI_Isend(partials[k].data<float>(), static_cast<int>(n), MPI_FLOAT, kMemoryXRank,
-                kPartialTag, MPI_COMM_WORLD, &requests[k]);
-    comm_.waitAll(requests, std::vector<int>(requests.size(), kMemoryXRank), what);
+    // One message per system, in system order.
+    mpi::Comm::Waiting waiting(comm_, what, kMemoryXRank);
+    for (const Tensor &p : partials)
+      MPI_Send(p.data<float>(), static_cast<int>(n), MPI_FLOAT, kMemoryXRank, kPartialTag,
+               MPI_COMM_WORLD);
     return Tensor();
   }
   // Every system's partial, in system order; then the one sum in order.
   std::vector<Tensor> all(partials);
-  std::vector<MPI_Request> requests;
-  std::vector<int> peers;
   for (int r = 0; r < comm_.size(); ++r) {
     if (r == kMemoryXRank)
       continue;
+    mpi::Comm::Waiting waiting(comm_, what, r);
     const SystemGroup g = systemGroupOf(systems_, comm_.size(), r);
     for (int k = 0; k < g.count; ++k) {
       all.push_back(Tensor::uninitialized(DType::F32, partials[0].shape()));
-      requests.emplace_back();
-      peers.push_back(r);
-      MPI_Irecv(all.back().data<float>(), static_cast<int>(n), MPI_FLOAT, r, kPartialTag,
-                MPI_COMM_WORLD, &requests.back());
+      MPI_Recv(all.back().data<float>(), static_cast<int>(n), MPI_FLOAT, r, kPartialTag,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
   }
-  comm_.waitAll(requests, peers, what);
   return sumInOrder(all);
 }
 
