@@ -11,7 +11,7 @@ from test_checkpoint_kill import CASES, prepare
 def trained(tmp_path_factory):
     """A run of the SGD case checkpointed after each of its 30 steps."""
     tmp = tmp_path_factory.mktemp("errors")
-    command = prepare(CASES["sgd_momentum"], tmp)
+    command = prepare(CASES["sgd_momentum_dropout"], tmp)
     subprocess.run(command + ["--checkpoint-dir", "c"], cwd=tmp, check=True,
                    capture_output=True)
     return tmp, command

@@ -38,6 +38,12 @@ def mlp():
     return nn.Sequential(nn.Linear(IN, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, 10))
 
 
+def dropout_mlp():
+    # Dropout draws from (seed, step): a resumed run must continue at its step.
+    return nn.Sequential(nn.Linear(IN, HIDDEN), nn.ReLU(), nn.Dropout(0.2),
+                         nn.Linear(HIDDEN, 10))
+
+
 def batchnorm_mlp():
     return nn.Sequential(nn.Linear(IN, HIDDEN), nn.BatchNorm1d(HIDDEN), nn.ReLU(),
                          nn.Linear(HIDDEN, 10))
@@ -52,7 +58,7 @@ RIGL = {"schedule": "rigl", "params": "sparse", "sparsity": 0.8, "end_step": STE
         "update_frequency": 3, "drop_fraction": 0.5}
 
 CASES = {
-    "sgd_momentum": dict(model=mlp, optimizer=lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9),
+    "sgd_momentum_dropout": dict(model=dropout_mlp, optimizer=lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9),
                          mode="weight_streaming", systems=1),
     "adamw_layer_pipelined": dict(
         model=mlp, optimizer=lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1),
