@@ -41,6 +41,11 @@ def test_this_tree_is_layered(tree):
      "include/wsc/Support/DType.h:1: Support is plain C++"),
     ("lib/Analysis/KernelCost.cpp", '#include "wsc/Transforms/Passes.h"',
      "Analysis may not include 'wsc/Transforms/Passes.h'"),
+    # MPI stays in RuntimeMPI: the runtime core and the binding run without it.
+    ("lib/Runtime/Session.cpp", "#include <mpi.h>",
+     "lib/Runtime/Session.cpp:1: Runtime may not include mpi.h"),
+    ("lib/Runtime/Session.cpp", '#include "wsc/Runtime/MpiJob.h"',
+     "Runtime may not include 'wsc/Runtime/MpiJob.h'"),
 ])
 def test_a_forbidden_include_fails(tree, path, line, message):
     prepend(tree / path, line)
@@ -54,6 +59,10 @@ def test_a_forbidden_include_fails(tree, path, line, message):
      "MLIRWSCTarget (Target) may not link WSCRuntime (Runtime)"),
     ("lib/Runtime/CMakeLists.txt", "target_link_libraries(WSCRuntime PRIVATE MLIR)",
      "WSCRuntime (Runtime) is plain C++ and may not link MLIR"),
+    ("lib/Runtime/CMakeLists.txt", "target_link_libraries(WSCRuntime PRIVATE MPI::MPI_C)",
+     "WSCRuntime (Runtime) may not link MPI::MPI_C (only RuntimeMPI uses MPI)"),
+    ("python/CMakeLists.txt", "target_link_libraries(wsc_runtime_python PRIVATE WSCRuntimeMPI)",
+     "wsc_runtime_python (python) may not link WSCRuntimeMPI (RuntimeMPI)"),
 ])
 def test_a_forbidden_link_fails(tree, path, link, message):
     cmake = tree / path
