@@ -471,11 +471,16 @@ std::string writeCheckpointToDir(const std::string &dir, int64_t step,
   writeCheckpointFile(path, contents);
   // Written last: whoever follows `latest` finds a complete checkpoint.
   writeFileAtomically((fs::path(dir) / "latest").string(), name + "\n");
-  if (keep > 0) {
-    std::vector<std::pair<int64_t, std::string>> all = listCheckpoints(dir);
+  std::vector<std::pair<int64_t, std::string>> all = listCheckpoints(dir);
+  // Newer checkpoints belong to a run resumed here from an older one and
+  // abandoned: the newest must be this run's, for --resume to find it.
+  while (!all.empty() && all.back().first > step) {
+    fs::remove(all.back().second, ec);
+    all.pop_back();
+  }
+  if (keep > 0)
     for (size_t i = 0; i + static_cast<size_t>(keep) < all.size(); ++i)
       fs::remove(all[i].second, ec);
-  }
   // A writer killed mid-write leaves its temp file ("." name ".tmp." pid).
   for (const fs::directory_entry &e : fs::directory_iterator(dir, ec)) {
     const std::string n = e.path().filename().string();

@@ -235,6 +235,16 @@ TEST_F(CheckpointTest, DirectoryKeepsTheNewestAndPointsLatestAtIt) {
   EXPECT_EQ(r.contents.metadata.at("step"), "5");
 }
 
+TEST_F(CheckpointTest, ResumingFromAnOlderCheckpointAbandonsTheNewerOnes) {
+  const std::string d = path("ckpt");
+  for (int64_t step = 1; step <= 4; ++step)
+    writeCheckpointToDir(d, step, sampleContents(), 0);
+  writeCheckpointToDir(d, 3, sampleContents(), 0); // a run resumed at step 2
+  EXPECT_FALSE(fs::exists(d + "/step-00000004.safetensors"));
+  EXPECT_EQ(findResumePoint(d).path, d + "/step-00000003.safetensors");
+  EXPECT_TRUE(fs::exists(d + "/step-00000001.safetensors"));
+}
+
 TEST_F(CheckpointTest, AKilledWritersTempFileIsIgnoredAndCleanedUp) {
   const std::string d = path("ckpt");
   writeCheckpointToDir(d, 1, sampleContents(), 0);

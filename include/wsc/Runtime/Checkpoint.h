@@ -94,8 +94,9 @@ std::string checkpointFileName(int64_t step);
 std::optional<int64_t> checkpointStepOfName(const std::string &name);
 
 /// Writes the checkpoint of step `step` into directory `dir` (created if
-/// missing), then points `dir/latest` at it, then deletes all but the newest
-/// `keep` checkpoints (0: keep all) and temp files a killed writer left.
+/// missing), then points `dir/latest` at it, then deletes checkpoints of
+/// later steps (a run resumed from an older checkpoint abandons them), all
+/// but the newest `keep` (0: keep all) and temp files a killed writer left.
 /// Returns the file's path.
 std::string writeCheckpointToDir(const std::string &dir, int64_t step,
                                  const CheckpointContents &contents, int keep);
