@@ -199,18 +199,24 @@ KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
   DescribeOptions options;
   options.localBatch = localBatch;
   FailureOr<KernelDescription> described = describeKernel(kernel, dims, options, whyNot);
-  Value primary;
-  LayoutAttr primaryLayout;
-  double primaryBytes = -1;
+  // A kernel whose main op reads only streamed tensors (a first layer's
+  // weight gradient: the output gradient flows through, Figure 18) runs in
+  // the layout of its largest batch-carrying tensor of any kind.
+  struct Choice {
+    Value value;
+    LayoutAttr layout;
+    double bytes = -1;
+  } mainChoice, anyChoice;
   auto consider = [&](Value v, std::optional<ArrayAttr> layouts, unsigned index,
                       const DescribedTensor *tensor) {
+    if (!dims.lookup(v))
+      return;
     double bytes = localBytes(v, dims, localBatch);
+    LayoutAttr layout = layouts ? llvm::dyn_cast<LayoutAttr>((*layouts)[index]) : LayoutAttr();
     bool mainOps = !tensor || (tensor->use >= 0 && !tensor->streamed);
-    if (dims.lookup(v) && mainOps && bytes > primaryBytes) {
-      primary = v;
-      primaryBytes = bytes;
-      primaryLayout = layouts ? llvm::dyn_cast<LayoutAttr>((*layouts)[index]) : LayoutAttr();
-    }
+    for (Choice *c : {&mainChoice, &anyChoice})
+      if ((mainOps || c == &anyChoice) && bytes > c->bytes)
+        *c = {v, layout, bytes};
   };
   auto describedTensor = [&](ArrayRef<DescribedTensor> tensors, unsigned index) {
     return succeeded(described) ? &tensors[index] : nullptr;
@@ -221,6 +227,9 @@ KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
   for (auto [i, v] : llvm::enumerate(kernel.getResults()))
     consider(v, kernel.getResultLayouts(), i,
              describedTensor(succeeded(described) ? described->results : ArrayRef<DescribedTensor>(), i));
+  const Choice &chosen = mainChoice.value ? mainChoice : anyChoice;
+  Value primary = chosen.value;
+  LayoutAttr primaryLayout = chosen.layout;
   ::wsc::model::Tile tile;
   if (primary) {
     auto type = llvm::cast<RankedTensorType>(primary.getType());

@@ -48,3 +48,19 @@ def test_a_step_that_fits_reports_a_peak_within_sram():
     report = _compile((64, 64)).report()
     assert report["warnings"] == []
     assert 0 < report["last_step"]["peak_sram_per_pe_bytes"] <= SRAM
+
+
+def test_every_kernel_runs_on_the_pes_its_layout_spreads_it_over():
+    """A first convolution's backward computes only its weight gradient,
+    whose operands all stream by (Figure 18): it still runs in its layout's
+    PEs, not on one PE (which once made resnet50's step 640x too long)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+                          nn.Flatten(), nn.Linear(16 * 16 * 16, 10))
+    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))
+    prog = wsc.compile(model, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1),
+                       x, y, mode="weight_streaming")
+    costs = {s["name"]: s["cost"] for s in prog.schedule["steps"] if s["op"] == "kernel"}
+    assert costs["0.bwd"]["flops"] > 0
+    assert costs["0.bwd"]["pes"] > 1, costs["0.bwd"]
+    assert all(c["pes"] > 1 for name, c in costs.items() if c["flops"] > 1e5), costs

@@ -318,8 +318,8 @@ TEST_F(Tool, ModelOnlyRejectsNumericsFlags) {
   writeLinearFiles();
   Result r = run(schedule() + " --model-only --weights " + path("w.safetensors"));
   EXPECT_EQ(r.status, 2);
-  EXPECT_CONTAINS(r.err, "--model-only takes no --weights, --data, --inputs, --trace or "
-                         "--save-weights");
+  EXPECT_CONTAINS(r.err, "--model-only takes no --weights, --data, --inputs, --trace, "
+                         "--save-weights or --sparsity");
   r = run(schedule() + " --steps 2 --weights " + path("w.safetensors"));
   EXPECT_EQ(r.status, 2);
   EXPECT_CONTAINS(r.err, "--steps needs --data (or --model-only)");
