@@ -20,7 +20,12 @@ std::unique_ptr<StepModel> makeStepModel(const Schedule &schedule, bool trace) {
 PipelineModel::PipelineModel(const Schedule &s, bool trace) : schedule_(s), trace_(trace) {
   if (!s.isLayerPipelined())
     fail("internal: PipelineModel needs a layer-pipelined schedule, not '", s.mode, "'");
-  peakSram_ = peakSramPerPe(s);
+  // Each PE belongs to one layer's rectangle: the peak is the largest
+  // memory per PE the placer gave a kernel (FP32 words), not a sum over
+  // the values of layers that sit on other PEs.
+  for (const Step &st : s.steps)
+    if (st.lp)
+      peakSram_ = std::max(peakSram_, 4 * st.lp->memoryWords);
   const TargetSpec &t = s.target;
   // Where each top-level value comes from, seen through route and
   // layout_convert: a stage (with the route latency on the way) or a

@@ -104,6 +104,25 @@ def test_every_layer_is_placed_inside_the_wafer_without_overlap():
     assert report["placement_summary"].startswith("placed 4 layers")
 
 
+def test_peak_sram_is_the_fullest_rectangle_not_a_sum_over_layers():
+    """Each PE belongs to one layer's rectangle: the report's peak per PE is
+    the largest memory the placer gave a kernel, within PE SRAM, not the sum
+    of every layer's values as if they shared PEs."""
+    torch.manual_seed(0)
+    model = small_cnn()
+    x, y = torch.randn(8, 3, 16, 16), torch.randint(0, 10, (8,))
+    prog = wsc.compile(model, nn.CrossEntropyLoss(), sgd(model.parameters()), x, y,
+                       mode="layer_pipelined")
+    prog.step(x, y)
+    kernels = [s for s in prog.schedule["steps"] if s["op"] == "kernel"]
+    fullest = max(4 * k["lp"]["memory_words"] for k in kernels)
+    peak = prog.report()["last_step"]["peak_sram_per_pe_bytes"]
+    assert peak == fullest
+    assert peak <= prog.schedule["target"]["sram_per_pe_bytes"]
+    summed = sum(v.get("sram_bytes_per_pe", 0) for v in prog.schedule["values"])
+    assert peak < summed
+
+
 def test_floorplan_draws_every_layer_and_route():
     prog = compile_mlp(mode="layer_pipelined")
     doc = xml.dom.minidom.parseString(prog.floorplan_svg())
