@@ -26,18 +26,15 @@ constexpr const char *kSparsityKey = "sparsity";
 
 TrainingCheckpoints::TrainingCheckpoints(CheckpointOptions options, const Schedule &schedule,
                                          const std::string &dataPath,
-                                         const SafeTensorsFile &data, int64_t batches)
+                                         const SafeTensorsReader &data, int64_t batches)
     : options_(std::move(options)), dataPath_(dataPath), batches_(batches) {
   for (const InputSpec &in : schedule.inputs) {
-    auto it = data.tensors.find(in.name);
-    if (it == data.tensors.end())
-      fail(dataPath, ": missing tensor '", in.name, "'");
-    const SafeTensor &t = it->second;
+    const SafeTensorEntry &t = data.entry(in.name);
     // A stacked tensor [S, ...] holds S batches; an unstacked one is every
-    // step's batch (wsc-run's loadData).
-    const bool stacked = t.tensor.shape() != in.shape;
-    inputs_.push_back({in.name, t.fileOffset,
-                       stacked ? t.tensor.byteSize() / static_cast<uint64_t>(batches) : 0});
+    // step's batch (BatchFile).
+    const bool stacked = t.shape != in.shape;
+    inputs_.push_back(
+        {in.name, t.fileOffset, stacked ? t.byteSize / static_cast<uint64_t>(batches) : 0});
   }
 }
 

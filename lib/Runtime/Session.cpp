@@ -54,23 +54,6 @@ Session::~Session() = default;
 
 const ParamStore &Session::parameters() const { return execution_->parameters(); }
 
-std::vector<Tensor> Session::localInputs(const std::vector<Tensor> &wholeBatch) const {
-  if (local_.size == schedule_.globalBatch || wholeBatch.size() != schedule_.inputs.size())
-    return wholeBatch; // checkInputs names a wrong count
-  std::vector<Tensor> part;
-  for (size_t i = 0; i < wholeBatch.size(); ++i) {
-    const InputSpec &spec = schedule_.inputs[i];
-    if (!wholeBatch[i].defined() || wholeBatch[i].shape() != spec.shape) {
-      part.push_back(wholeBatch[i]); // checkInputs names the problem
-      continue;
-    }
-    const int64_t rows = spec.shape[0] / schedule_.globalBatch;
-    part.push_back(sliceDim(wholeBatch[i], 0, local_.begin * rows,
-                            (local_.begin + local_.size) * rows));
-  }
-  return part;
-}
-
 bool Session::hostsMemoryX() const {
   SwarmX *swarmX = execution_->swarmX();
   return !swarmX || swarmX->hostsMemoryX();

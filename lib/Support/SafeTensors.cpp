@@ -42,9 +42,10 @@ template <typename T> T load(const uint8_t *p) {
   return v;
 }
 
-/// Converts raw little-endian bytes of `dt` into a runtime tensor.
+/// Converts raw little-endian bytes of `dt` into a runtime tensor; `where`
+/// ("FILE: tensor 'name'") starts its error messages.
 Tensor convert(const std::string &dt, const uint8_t *p, const Shape &shape,
-               const JsonReader &where) {
+               const std::string &where) {
   const int64_t n = numElements(shape);
   auto ints = [&](auto elem) {
     using T = decltype(elem);
@@ -54,7 +55,7 @@ Tensor convert(const std::string &dt, const uint8_t *p, const Shape &shape,
       T v = load<T>(p + i * sizeof(T));
       if constexpr (std::is_same_v<T, uint64_t>)
         if (v > static_cast<uint64_t>(INT64_MAX))
-          where.error("U64 element ", i, " does not fit in i64");
+          fail(where, ": U64 element ", i, " does not fit in i64");
       d[i] = static_cast<int64_t>(v);
     }
     return t;
@@ -100,16 +101,22 @@ Tensor convert(const std::string &dt, const uint8_t *p, const Shape &shape,
   if (dt == "U16") return ints(uint16_t());
   if (dt == "I8") return ints(int8_t());
   if (dt == "U8") return ints(uint8_t());
-  where.error("dtype ", dt, " is not supported by the runtime");
+  fail(where, ": dtype ", dt, " is not supported by the runtime");
 }
 
-} // namespace
+/// A header's tensors (checked against its data buffer) and metadata.
+struct Header {
+  std::map<std::string, SafeTensorEntry> entries;
+  std::map<std::string, std::string> metadata;
+  std::vector<std::string> order;
+};
 
-SafeTensorsFile parseSafeTensors(const uint8_t *data, size_t size, const std::string &source) {
+/// Reads the 8-byte header length of a file of `size` bytes; checks it.
+uint64_t headerLength(const uint8_t *first8, uint64_t size, const std::string &source) {
   if (size < 8)
     fail(source, ": truncated safetensors file (", size,
          " bytes, shorter than the 8-byte header length)");
-  const uint64_t n = load<uint64_t>(data);
+  const uint64_t n = load<uint64_t>(first8);
   if (n > kMaxHeaderBytes)
     fail(source, ": corrupt safetensors file: header length ", n, " is absurd");
   if (n > size - 8)
@@ -117,23 +124,26 @@ SafeTensorsFile parseSafeTensors(const uint8_t *data, size_t size, const std::st
          " bytes follow");
   if (n < 2)
     fail(source, ": corrupt safetensors file: header of ", n, " bytes");
+  return n;
+}
+
+Header parseHeader(const uint8_t *text, uint64_t n, uint64_t bufferSize,
+                   const std::string &source) {
   json header;
   try {
-    header = json::parse(data + 8, data + 8 + n);
+    header = json::parse(text, text + n);
   } catch (const json::exception &e) {
     std::string msg = e.what();
     if (auto p = msg.find("] "); p != std::string::npos && msg[0] == '[')
       msg = msg.substr(p + 2);
     fail(source, ": corrupt safetensors header: ", msg);
   }
-  const std::string where = source;
+  const std::string &where = source;
   JsonReader root(header, "", where);
   if (!root.isObject())
     root.error("safetensors header is not a JSON object");
-  const uint8_t *buffer = data + 8 + n;
-  const uint64_t bufferSize = size - 8 - n;
 
-  SafeTensorsFile file;
+  Header out;
   struct Range {
     uint64_t begin, end;
     std::string name;
@@ -147,7 +157,7 @@ SafeTensorsFile parseSafeTensors(const uint8_t *data, size_t size, const std::st
       for (auto m = it->begin(); m != it->end(); ++m) {
         if (!m->is_string())
           JsonReader(*m, "__metadata__." + m.key(), where).error("metadata values must be strings");
-        file.metadata[m.key()] = m->get<std::string>();
+        out.metadata[m.key()] = m->get<std::string>();
       }
       continue;
     }
@@ -183,7 +193,7 @@ SafeTensorsFile parseSafeTensors(const uint8_t *data, size_t size, const std::st
     if (static_cast<uint64_t>(e - b) != expect)
       off.error("holds ", e - b, " bytes but ", dt, " ", shapeToString(shape), " needs ", expect);
     ranges.push_back({static_cast<uint64_t>(b), static_cast<uint64_t>(e), name});
-    file.tensors[name] = SafeTensor{convert(dt, buffer + b, shape, t), dt, 8 + n + uint64_t(b)};
+    out.entries[name] = SafeTensorEntry{dt, shape, 8 + n + uint64_t(b), expect};
   }
   std::sort(ranges.begin(), ranges.end(), [](const Range &x, const Range &y) {
     return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
@@ -196,19 +206,24 @@ SafeTensorsFile parseSafeTensors(const uint8_t *data, size_t size, const std::st
       fail(source, ": corrupt safetensors file: unused bytes [", pos, ", ", r.begin,
            ") before tensor '", r.name, "'");
     pos = r.end;
-    file.order.push_back(r.name);
+    out.order.push_back(r.name);
   }
   if (pos != bufferSize)
     fail(source, ": corrupt safetensors file: ", bufferSize - pos,
          " trailing bytes after the last tensor");
-  return file;
+  return out;
 }
 
-SafeTensorsFile readSafeTensors(const std::string &path) {
+std::string tensorWhere(const std::string &source, const std::string &name) {
+  return source + ": tensor '" + name + "'";
+}
+
+/// Opens `path` for reading into `in`; returns its size in bytes.
+uint64_t openFile(std::ifstream &in, const std::string &path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     fail(path, ": is a directory, not a safetensors file");
-  std::ifstream in(path, std::ios::binary);
+  in.open(path, std::ios::binary);
   if (!in)
     fail(path, ": cannot open file");
   in.seekg(0, std::ios::end);
@@ -216,8 +231,75 @@ SafeTensorsFile readSafeTensors(const std::string &path) {
   if (size < 0)
     fail(path, ": cannot determine the file size");
   in.seekg(0);
+  return static_cast<uint64_t>(size);
+}
+
+} // namespace
+
+size_t SafeTensorEntry::elementBytes() const { return findFileDType(fileDType)->bytes; }
+
+SafeTensorsFile parseSafeTensors(const uint8_t *data, size_t size, const std::string &source) {
+  const uint64_t n = headerLength(data, size, source);
+  Header header = parseHeader(data + 8, n, size - 8 - n, source);
+  SafeTensorsFile file;
+  file.metadata = std::move(header.metadata);
+  file.order = std::move(header.order);
+  for (const auto &[name, e] : header.entries)
+    file.tensors[name] =
+        SafeTensor{convert(e.fileDType, data + e.fileOffset, e.shape, tensorWhere(source, name)),
+                   e.fileDType, e.fileOffset};
+  return file;
+}
+
+SafeTensorsReader::SafeTensorsReader(const std::string &path) : path_(path) {
+  const uint64_t size = openFile(in_, path);
+  uint8_t first8[8] = {};
+  readAt(0, first8, std::min<uint64_t>(8, size));
+  const uint64_t n = headerLength(first8, size, path);
+  std::vector<uint8_t> text(n);
+  readAt(8, text.data(), n);
+  Header header = parseHeader(text.data(), n, size - 8 - n, path);
+  entries_ = std::move(header.entries);
+  metadata_ = std::move(header.metadata);
+  order_ = std::move(header.order);
+}
+
+void SafeTensorsReader::readAt(uint64_t offset, uint8_t *out, uint64_t bytes) {
+  if (bytes == 0)
+    return;
+  in_.clear();
+  in_.seekg(static_cast<std::streamoff>(offset));
+  if (!in_.read(reinterpret_cast<char *>(out), static_cast<std::streamsize>(bytes)))
+    fail(path_, ": read error at byte ", offset, " (was the file changed?)");
+  bytesRead_ += bytes;
+}
+
+const SafeTensorEntry &SafeTensorsReader::entry(const std::string &name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end())
+    fail(path_, ": missing tensor '", name, "'");
+  return it->second;
+}
+
+Tensor SafeTensorsReader::readElements(const std::string &name, int64_t first,
+                                       const Shape &shape) {
+  const SafeTensorEntry &e = entry(name);
+  const int64_t count = numElements(shape);
+  const int64_t total = numElements(e.shape);
+  if (first < 0 || count > total - first)
+    fail("internal: elements [", first, ", ", first + count, ") of ", tensorWhere(path_, name),
+         " of ", total, " elements");
+  const size_t width = e.elementBytes();
+  std::vector<uint8_t> bytes(static_cast<size_t>(count) * width);
+  readAt(e.fileOffset + static_cast<uint64_t>(first) * width, bytes.data(), bytes.size());
+  return convert(e.fileDType, bytes.data(), shape, tensorWhere(path_, name));
+}
+
+SafeTensorsFile readSafeTensors(const std::string &path) {
+  std::ifstream in;
+  const uint64_t size = openFile(in, path);
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char *>(bytes.data()), size))
+  if (size > 0 && !in.read(reinterpret_cast<char *>(bytes.data()), static_cast<std::streamsize>(size)))
     fail(path, ": read error");
   return parseSafeTensors(bytes.data(), bytes.size(), path);
 }

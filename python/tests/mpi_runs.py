@@ -14,8 +14,9 @@ from wsc import compiler, safetensors
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "scripts" / "wsc-mpirun"
-# Measured wall time differs from run to run; everything else must not.
-WALL_KEYS = {"wall_s", "rank_wall_s"}
+# Measured wall time differs from run to run, and the bytes each process
+# reads from --data with the ranks; everything else must not.
+MEASURED_KEYS = {"wall_s", "rank_wall_s", "data_bytes_read"}
 
 
 def wsc_run():
@@ -42,12 +43,33 @@ def run(paths, out_dir, ranks=None, threads=1, extra=(), timeout=240):
     return json.loads(report.read_text()), safetensors.load(str(weights)), proc
 
 
-def without_wall(value):
-    """The report without its measured wall times."""
+def data_share_bytes(paths, ranks, steps):
+    """What each rank of `ranks` must read from the data file in a run of
+    `steps` steps: the header, then its systems' samples (contiguous rows
+    of every input) of each batch, once to check the batches before step 0
+    and once per step."""
+    schedule = json.loads(pathlib.Path(paths["schedule"]).read_text())
+    systems, batch = schedule["systems"], schedule["global_batch"]
+    raw = pathlib.Path(paths["data"]).read_bytes()
+    header_len = int.from_bytes(raw[:8], "little")
+    entries = {k: v for k, v in json.loads(raw[8:8 + header_len]).items()
+               if k != "__metadata__"}
+    batches = next(iter(entries.values()))["shape"][0]
+    sample_bytes = sum((e["data_offsets"][1] - e["data_offsets"][0]) // (batches * batch)
+                       for e in entries.values())
+    per_system = [len(s) for s in np.array_split(np.arange(batch), systems)]
+    groups = np.array_split(np.arange(systems), ranks)
+    reads = min(batches, steps) + steps
+    return [8 + header_len + reads * sample_bytes * sum(per_system[k] for k in g)
+            for g in groups]
+
+
+def without_measured(value):
+    """The report without what is measured (MEASURED_KEYS)."""
     if isinstance(value, dict):
-        return {k: without_wall(v) for k, v in value.items() if k not in WALL_KEYS}
+        return {k: without_measured(v) for k, v in value.items() if k not in MEASURED_KEYS}
     if isinstance(value, list):
-        return [without_wall(v) for v in value]
+        return [without_measured(v) for v in value]
     return value
 
 
@@ -56,7 +78,7 @@ def assert_same_run(a, b, what):
     (report_a, weights_a, _), (report_b, weights_b, _) = a, b
     losses_a = [s["loss"] for s in report_a["steps"]]
     assert losses_a == [s["loss"] for s in report_b["steps"]], what
-    assert without_wall(report_a) == without_wall(report_b), what
+    assert without_measured(report_a) == without_measured(report_b), what
     assert sorted(weights_a) == sorted(weights_b), what
     for name, want in weights_a.items():
         got = weights_b[name]

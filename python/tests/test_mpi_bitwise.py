@@ -15,7 +15,7 @@ from torch import nn
 
 import wsc
 from wsc.sparse_schedule import RigL
-from mpi_runs import assert_same_run, run
+from mpi_runs import assert_same_run, data_share_bytes, run
 from transformer_models import GPT, LMLoss, token_batches
 from cnn_models import ResNet
 from vts_models import Encoder, encoder_batches
@@ -118,6 +118,9 @@ def test_mpirun_is_bitwise_the_in_process_run(saved, ranks):
     assert sorted(spans) == [(r, s) for r in range(ranks) for s in range(STEPS)]
     assert any(e["ph"] == "X" and e["pid"] != wall for e in events)  # the modeled timeline
     assert [len(s["rank_wall_s"]) for s in got[0]["steps"]] == [ranks] * STEPS
+    # Each rank read its systems' samples of the data file, not all of it.
+    assert got[0]["data_bytes_read"] == data_share_bytes(paths, ranks, STEPS), name
+    assert reference[0]["data_bytes_read"] == data_share_bytes(paths, 1, STEPS), name
 
 
 def test_systems_on_threads_are_bitwise_sequential(saved):

@@ -16,6 +16,7 @@
 
 #include "wsc/Support/Error.h"
 #include "wsc/Runtime/MaskScheduleDriver.h"
+#include "wsc/Runtime/BatchFile.h"
 #include "wsc/Runtime/MpiJob.h"
 #include "wsc/Runtime/Checkpoint.h"
 #include "wsc/Runtime/PipelineModel.h"
@@ -222,15 +223,6 @@ template <typename F> auto withFile(const std::string &file, F &&f) -> decltype(
   }
 }
 
-std::string fileDTypeFor(DType t) {
-  switch (storageOf(t)) {
-  case Storage::F32: return "F32";
-  case Storage::I64: return "I64";
-  case Storage::U8: return "BOOL";
-  }
-  return "F32";
-}
-
 std::string fmtTime(double s) {
   char buf[64];
   const double a = std::abs(s);
@@ -301,67 +293,6 @@ std::string timingLine(const StepTiming &t) {
 /// "  bottleneck NAME" for a layer-pipelined step, else nothing.
 std::string bottleneckNote(const StepTiming &t) {
   return t.pipeline ? "  bottleneck " + t.pipeline->bottleneck : std::string();
-}
-
-/// The batches of one schedule input found in a data file.
-struct InputBatches {
-  Tensor all;
-  int64_t count = 1;
-  bool stacked = false;
-};
-
-std::vector<InputBatches> loadData(const Schedule &s, const SafeTensorsFile &file,
-                                   const std::string &path, bool allowStacked) {
-  std::vector<InputBatches> out;
-  int64_t batches = -1;
-  std::string firstName;
-  for (size_t i = 0; i < s.inputs.size(); ++i) {
-    const InputSpec &in = s.inputs[i];
-    auto it = file.tensors.find(in.name);
-    if (it == file.tensors.end())
-      fail(path, ": missing tensor '", in.name, "' (schedule input ", i, ")");
-    const SafeTensor &st = it->second;
-    const std::string want = fileDTypeFor(in.dtype);
-    if (st.fileDType != want)
-      fail(path, ": tensor '", in.name, "' has dtype ", st.fileDType, ", expected ", want);
-    InputBatches b;
-    b.all = st.tensor.withDType(in.dtype);
-    const Shape &shape = st.tensor.shape();
-    if (shape == in.shape) {
-      b.count = 1;
-    } else if (allowStacked && shape.size() == in.shape.size() + 1 && shape[0] >= 1 &&
-               Shape(shape.begin() + 1, shape.end()) == in.shape) {
-      b.count = shape[0];
-      b.stacked = true;
-    } else {
-      fail(path, ": tensor '", in.name, "' has shape ", shapeToString(shape), ", expected ",
-           allowStacked ? "[S, " + shapeToString(in.shape).substr(1) + " or " : std::string(),
-           shapeToString(in.shape));
-    }
-    if (batches >= 0 && b.count != batches)
-      fail(path, ": tensor '", in.name, "' holds ", b.count, " batches but '", firstName,
-           "' holds ", batches);
-    if (batches < 0) {
-      batches = b.count;
-      firstName = in.name;
-    }
-    out.push_back(b);
-  }
-  return out;
-}
-
-std::vector<Tensor> batchAt(const Schedule &s, const std::vector<InputBatches> &data, int64_t i) {
-  std::vector<Tensor> inputs;
-  for (size_t k = 0; k < data.size(); ++k) {
-    const InputBatches &b = data[k];
-    if (!b.stacked) {
-      inputs.push_back(b.all);
-      continue;
-    }
-    const int64_t j = i % b.count;
-    inputs.push_back(sliceDim(b.all, 0, j, j + 1).reshaped(s.inputs[k].shape));
-  }
-  return inputs;
 }
 
 /// FP32 words MemoryX (or, layer pipelined, the wafer) keeps per parameter:
@@ -566,22 +497,23 @@ int run(const Options &o, MpiJob *job) {
   std::vector<RankStepWall> rankWalls; // under mpirun, on rank 0
 
   if (training) {
-    SafeTensorsFile dataFile = readSafeTensors(o.data);
-    std::vector<InputBatches> data = loadData(s, dataFile, o.data, true);
-    const int64_t batches = data.empty() ? 1 : data[0].count;
+    // A rank reads only its systems' samples of each batch.
+    BatchFile data(s, o.data, true);
+    const BatchShard samples = session.localSamples();
+    const int64_t batches = data.batches();
     const int64_t steps = o.steps.value_or(batches);
     // Validate every batch (labels in range, ...) before training starts.
     for (int64_t b = 0; b < std::min(batches, steps); ++b)
       withFile(o.data, [&] {
         try {
-          session.checkInputs(session.localInputs(batchAt(s, data, b)));
+          session.checkInputs(data.read(b, samples));
         } catch (const Error &e) {
           if (batches > 1)
             fail("batch ", b, ": ", e.what());
           throw;
         }
       });
-    TrainingCheckpoints checkpoints(o.checkpoint, s, o.data, dataFile, batches);
+    TrainingCheckpoints checkpoints(o.checkpoint, s, o.data, data.file(), batches);
     const int64_t first = checkpoints.resume(session, masks ? &*masks : nullptr);
     if (job && !o.checkpoint.resume.empty()) // every rank resumes from the same file
       job->checkSameFile("--resume", checkpoints.resumedFrom());
@@ -595,8 +527,8 @@ int run(const Options &o, MpiJob *job) {
       const auto t0 = Clock::now();
       if (masks)
         masks->beforeStep();
-      const double loss = withFile(
-          o.schedule, [&] { return session.step(session.localInputs(batchAt(s, data, i))); });
+      const std::vector<Tensor> inputs = data.read(i, samples);
+      const double loss = withFile(o.schedule, [&] { return session.step(inputs); });
       if (masks)
         withFile(o.sparsity, [&] { masks->afterStep(); });
       const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -625,6 +557,10 @@ int run(const Options &o, MpiJob *job) {
     const int64_t ran = steps - first; // this process's steps
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     report["steps"] = stepsJson;
+    // Each rank's bytes read from --data: its samples' share of the file.
+    const double dataBytes = static_cast<double>(data.bytesRead());
+    report["data_bytes_read"] =
+        job ? job->gatherOnMemoryXRank(dataBytes) : std::vector<double>{dataBytes};
     if (ran > 0) {
       const StepTiming &t = session.lastReport().timing;
       const double finalLoss = session.lastReport().loss;
@@ -642,9 +578,8 @@ int run(const Options &o, MpiJob *job) {
       report["summary"] = {{"steps", 0}};
     }
   } else {
-    SafeTensorsFile inFile = readSafeTensors(o.inputs);
-    std::vector<InputBatches> data = loadData(s, inFile, o.inputs, false);
-    std::vector<Tensor> inputs = batchAt(s, data, 0);
+    BatchFile data(s, o.inputs, false);
+    std::vector<Tensor> inputs = data.read(0, session.localSamples());
     withFile(o.inputs, [&] { session.checkInputs(inputs); });
     if (!o.quiet)
       printProgram(s);

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 using namespace wsc::rt;
@@ -156,6 +157,62 @@ TEST(SafeTensors, FileErrors) {
     EXPECT_EQ(std::string(e.what()), "/nonexistent/w.safetensors: cannot open file");
   }
   EXPECT_THROW(readSafeTensors("/"), Error);
+}
+
+} // namespace
+
+namespace {
+
+std::string writeTemp(const std::map<std::string, Tensor> &tensors, const char *name) {
+  const std::string path = ::testing::TempDir() + name;
+  writeSafeTensors(path, tensors);
+  return path;
+}
+
+TEST(SafeTensorsReader, ReadsOnlyTheElementsAskedFor) {
+  std::vector<float> values(6 * 4);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(i) * 0.5f;
+  std::vector<int64_t> labels = {5, 4, 3, 2, 1, 0};
+  const std::string path = writeTemp({{"x", Tensor::fromFloats({6, 4}, values)},
+                                      {"y", Tensor::fromInts({6}, labels)},
+                                      {"half", Tensor::fromFloats({2}, {1.5f, -2}, DType::F16)}},
+                                     "reader.safetensors");
+  SafeTensorsReader r(path);
+  const uint64_t header = r.bytesRead();
+  EXPECT_GT(header, 8u);
+  EXPECT_EQ(r.entry("x").shape, (Shape{6, 4}));
+  EXPECT_EQ(r.entry("x").byteSize, 6u * 4 * 4);
+  EXPECT_EQ(r.entry("half").fileDType, "F16");
+
+  // Rows 2..4 of x: elements [8, 20).
+  Tensor rows = r.readElements("x", 8, {3, 4});
+  EXPECT_EQ(rows.shape(), (Shape{3, 4}));
+  EXPECT_EQ(rows.toFloats(), std::vector<float>(values.begin() + 8, values.begin() + 20));
+  EXPECT_EQ(r.bytesRead(), header + 3 * 4 * 4);
+  EXPECT_EQ(r.readElements("y", 4, {2}).toInts(), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(r.bytesRead(), header + 3 * 4 * 4 + 2 * 8);
+  // Conversion as readSafeTensors converts.
+  EXPECT_EQ(r.readElements("half", 1, {1}).toFloats(), (std::vector<float>{-2}));
+  // Each entry's offset is where readSafeTensors' fileOffset says.
+  SafeTensorsFile whole = readSafeTensors(path);
+  for (const auto &[name, e] : r.entries())
+    EXPECT_EQ(e.fileOffset, whole.tensors.at(name).fileOffset) << name;
+}
+
+TEST(SafeTensorsReader, RefusesWhatReadSafeTensorsRefuses) {
+  const std::string path = writeTemp({{"x", Tensor::fromFloats({2}, {1, 2})}}, "cut.safetensors");
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 4);
+  try {
+    SafeTensorsReader r(path);
+    FAIL() << "a truncated file was accepted";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("lies outside"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(SafeTensorsReader("/nonexistent/d.safetensors"), Error);
+  SafeTensorsReader ok(writeTemp({{"x", Tensor::fromFloats({2}, {1, 2})}}, "ok.safetensors"));
+  EXPECT_THROW(ok.entry("nope"), Error);
+  EXPECT_THROW(ok.readElements("x", 1, {2}), Error) << "past the tensor's end";
 }
 
 } // namespace

@@ -35,7 +35,7 @@ namespace wsc::rt {
 
 class MaskScheduleDriver;
 class Session;
-struct SafeTensorsFile;
+class SafeTensorsReader;
 
 //===-- Checksums -----------------------------------------------------------===//
 
@@ -173,7 +173,7 @@ struct CheckpointOptions {
 class TrainingCheckpoints {
 public:
   TrainingCheckpoints(CheckpointOptions options, const Schedule &schedule,
-                      const std::string &dataPath, const SafeTensorsFile &data, int64_t batches);
+                      const std::string &dataPath, const SafeTensorsReader &data, int64_t batches);
 
   /// With --resume: restores the session (and the mask schedules' state)
   /// and returns the step to continue at; 0 without --resume. Call after

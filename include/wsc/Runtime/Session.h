@@ -100,10 +100,9 @@ public:
   const MemoryX &memoryX() const;
 
   /// The samples of the global batch the local systems hold: the inputs
-  /// step() and infer() take (the whole batch in-process).
+  /// step() and infer() take (the whole batch in-process; BatchFile reads
+  /// them alone).
   BatchShard localSamples() const { return local_; }
-  /// The local samples' part of whole-batch inputs (them, in-process).
-  std::vector<Tensor> localInputs(const std::vector<Tensor> &wholeBatch) const;
   /// Whether MemoryX and the timing model are in this process (always,
   /// in-process; rank 0 under MPI): lastReport's timing, weights(),
   /// parameters() and writeTrace() mean something only there.

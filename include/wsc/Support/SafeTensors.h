@@ -10,6 +10,9 @@
 // are returned in f32 storage, integer ones in i64, BOOL as i1; `fileDType`
 // keeps what the file said so callers can insist on a type.
 //
+// SafeTensorsReader reads and checks the header alone, then reads parts of
+// tensors on request (an MPI rank reads only its samples of each batch).
+//
 //===----------------------------------------------------------------------===//
 #ifndef WSC_SUPPORT_SAFETENSORS_H
 #define WSC_SUPPORT_SAFETENSORS_H
@@ -17,6 +20,7 @@
 #include "wsc/Support/Tensor.h"
 
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,6 +37,46 @@ struct SafeTensorsFile {
   std::map<std::string, SafeTensor> tensors;
   std::map<std::string, std::string> metadata;
   std::vector<std::string> order; // tensor names in file (offset) order
+};
+
+/// A tensor's header entry: its type and shape, and where its bytes lie.
+struct SafeTensorEntry {
+  std::string fileDType;
+  Shape shape;
+  uint64_t fileOffset = 0; // where its bytes start in the file
+  uint64_t byteSize = 0;
+  size_t elementBytes() const;
+};
+
+/// A file whose header is read and checked at construction, exactly as
+/// readSafeTensors checks it (every entry's byte range against the file's
+/// size), and whose tensor data is read only in the parts asked for.
+class SafeTensorsReader {
+public:
+  explicit SafeTensorsReader(const std::string &path);
+  const std::string &path() const { return path_; }
+  const std::map<std::string, SafeTensorEntry> &entries() const { return entries_; }
+  const std::map<std::string, std::string> &metadata() const { return metadata_; }
+  const std::vector<std::string> &order() const { return order_; }
+  /// Throws, naming the file, unless the file holds `name`.
+  const SafeTensorEntry &entry(const std::string &name) const;
+  /// Elements [first, first + numElements(shape)) of tensor `name` in
+  /// row-major order, converted as readSafeTensors converts, as a tensor of
+  /// `shape`: a block of rows of dim 0 when `first` is a multiple of a row.
+  /// Reads those bytes only.
+  Tensor readElements(const std::string &name, int64_t first, const Shape &shape);
+  /// Bytes read from the file so far, the header included.
+  uint64_t bytesRead() const { return bytesRead_; }
+
+private:
+  void readAt(uint64_t offset, uint8_t *out, uint64_t bytes);
+
+  std::string path_;
+  std::ifstream in_;
+  std::map<std::string, SafeTensorEntry> entries_;
+  std::map<std::string, std::string> metadata_;
+  std::vector<std::string> order_;
+  uint64_t bytesRead_ = 0;
 };
 
 /// Parses an in-memory file; `source` prefixes error messages.
