@@ -186,6 +186,27 @@ struct Solver {
 };
 } // namespace
 
+/// `value`, or what a layout conversion made after the analysis copies.
+static Value analysed(Value value, const DenseMap<Value, int64_t> &dims) {
+  while (!dims.count(value))
+    if (auto convert = value.getDefiningOp<LayoutConvertOp>())
+      value = convert.getInput();
+    else
+      break;
+  return value;
+}
+
+std::optional<int64_t> BatchDims::lookup(Value value) const {
+  auto it = dims.find(analysed(value, dims));
+  if (it == dims.end())
+    return std::nullopt;
+  return it->second;
+}
+
+int64_t BatchDims::lookupInner(Value value) const {
+  return inner.lookup(analysed(value, dims));
+}
+
 bool BatchDims::isBatchOutermost(Value value) const {
   std::optional<int64_t> dim = lookup(value);
   if (!dim)

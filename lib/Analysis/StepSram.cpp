@@ -5,6 +5,8 @@
 #include "wsc/Analysis/DescribeKernel.h"
 #include "wsc/Analysis/KernelCost.h"
 
+#include "llvm/ADT/MapVector.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -18,18 +20,87 @@ int64_t mlir::wsc::residentBytesPerPe(Value value, Attribute layout, const Batch
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
   if (!l || !type || !type.hasStaticShape() || streamed.streamsOut(value))
     return 0;
-  // Conversions inserted after `dims` was computed keep their input's dims.
-  Value source = value;
-  while (auto convert = source.getDefiningOp<LayoutConvertOp>())
-    source = convert.getInput();
   ::wsc::model::Tile tile = tileOf(
-      localShape(type, dims.lookup(source), dims.getGlobalBatch(), localBatch), l, target);
+      localShape(type, dims.lookup(value), dims.getGlobalBatch(), localBatch), l, target);
   return tile.elementsPerPe * elementBytes(value);
+}
+
+/// The phase of the kernel `op` is or converts for.
+static std::optional<KernelPhase> phaseOf(Operation *op) {
+  if (auto kernel = llvm::dyn_cast<KernelOp>(op))
+    return kernel.getPhase();
+  if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
+    std::optional<KernelPhase> phase;
+    for (Operation *user : convert.getOutput().getUsers())
+      if (auto use = phaseOf(user); use && (!phase || *use == KernelPhase::Backward))
+        phase = use;
+    return phase;
+  }
+  return std::nullopt;
+}
+
+Operation *mlir::wsc::backwardUse(Value value) {
+  Operation *def = value.getDefiningOp();
+  std::optional<KernelPhase> made = def ? phaseOf(def) : std::nullopt;
+  if (!made || *made == KernelPhase::Backward)
+    return nullptr;
+  Block *body = def->getBlock();
+  Operation *first = nullptr, *lastForward = def;
+  for (Operation *user : value.getUsers()) {
+    Operation *top = body->findAncestorOpInBlock(*user);
+    if (!top)
+      continue;
+    if (phaseOf(top) == KernelPhase::Backward) {
+      if (!first || top->isBeforeInBlock(first))
+        first = top;
+    } else if (lastForward->isBeforeInBlock(top)) {
+      lastForward = top;
+    }
+  }
+  // Only worth it across other ops, and never back before a forward use.
+  if (!first || first->isBeforeInBlock(lastForward) || lastForward->getNextNode() == first)
+    return nullptr;
+  return first;
+}
+
+SmallVector<KeptValue> mlir::wsc::keptForBackward(func::FuncOp func) {
+  SmallVector<KeptValue> kept;
+  if (func.isDeclaration())
+    return kept;
+  StreamedValues streamed;
+  for (Operation &op : func.getBody().front())
+    if (llvm::isa<KernelOp, LayoutConvertOp>(op))
+      for (Value result : op.getResults())
+        if (Operation *back = backwardUse(result); back && !streamed.streamsOut(result))
+          kept.push_back({result, back});
+  return kept;
+}
+
+DenseSet<Value> mlir::wsc::offloadedValues(func::FuncOp func) {
+  DenseSet<Value> values;
+  func.walk([&](Operation *op) {
+    if (auto results = op->getAttrOfType<DenseI64ArrayAttr>(WSCDialect::getOffloadAttrName()))
+      for (int64_t i : results.asArrayRef())
+        if (i >= 0 && i < op->getNumResults())
+          values.insert(op->getResult(i));
+  });
+  return values;
+}
+
+void mlir::wsc::markOffloaded(ArrayRef<KeptValue> values) {
+  llvm::MapVector<Operation *, SmallVector<int64_t>> byOp;
+  for (const KeptValue &kept : values)
+    byOp[kept.value.getDefiningOp()].push_back(
+        llvm::cast<OpResult>(kept.value).getResultNumber());
+  for (auto &[op, results] : byOp)
+    op->setAttr(WSCDialect::getOffloadAttrName(),
+                DenseI64ArrayAttr::get(op->getContext(), results));
 }
 
 StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
                                      int64_t localBatch,
-                                     const ::wsc::model::TargetSpec &target) {
+                                     const ::wsc::model::TargetSpec &target,
+                                     const DenseSet<Value> &offloaded) {
   StepSramPeak peak;
   if (func.isDeclaration())
     return peak;
@@ -39,7 +110,9 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
     position[&op] = int64_t(position.size());
   const int64_t end = int64_t(position.size());
 
-  // Each resident value: its bytes, where it is defined and last used.
+  // Each resident value: its bytes, where it is defined and last used. An
+  // offloaded one is two intervals: up to its last forward use, and from
+  // its return (backAt) on.
   struct Interval {
     LiveValue value;
     int64_t def, last;
@@ -50,14 +123,25 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
     int64_t bytes = residentBytesPerPe(value, layout, dims, localBatch, target, streamed);
     if (bytes <= 0)
       return;
-    int64_t def = position.lookup(value.getDefiningOp()), last = def;
+    Operation *back = offloaded.contains(value) ? backwardUse(value) : nullptr;
+    const int64_t def = position.lookup(value.getDefiningOp());
+    const int64_t backPos = back ? position.lookup(back) : end;
+    int64_t last = def, lastForward = def;
     for (Operation *user : value.getUsers()) {
       Operation *top = body.findAncestorOpInBlock(*user);
       if (!top)
         continue;
-      last = std::max(last, llvm::isa<func::ReturnOp>(top) ? end - 1 : position.lookup(top));
+      int64_t at = llvm::isa<func::ReturnOp>(top) ? end - 1 : position.lookup(top);
+      last = std::max(last, at);
+      if (at < backPos)
+        lastForward = std::max(lastForward, at);
     }
-    resident.push_back({{value, bytes}, def, last});
+    if (!back) {
+      resident.push_back({{value, bytes}, def, last});
+      return;
+    }
+    resident.push_back({{value, bytes}, def, lastForward});
+    resident.push_back({{value, bytes}, backPos, last});
   };
   for (Operation &op : body) {
     if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {

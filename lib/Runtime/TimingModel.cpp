@@ -31,11 +31,27 @@ double peakSramPerPe(const Schedule &s) {
     last[o.value] = numSteps - 1;
   // Sweep over points -1 .. numSteps-1 (shifted by one).
   std::vector<double> delta(numSteps + 2, 0.0);
+  // An offloaded value is off the wafer between its last use before it
+  // comes back and the step it comes back for.
+  std::vector<int> away(V, -2);
+  for (int i = 0; i < numSteps; ++i)
+    for (int id : s.steps[i].operands)
+      if (s.values[id].offloadBackAt > i)
+        away[id] = std::max(away[id], i);
   for (size_t v = 0; v < V; ++v) {
-    if (def[v] == -2 || s.values[v].sramBytesPerPe <= 0)
+    const double bytes = s.values[v].sramBytesPerPe;
+    if (def[v] == -2 || bytes <= 0)
       continue;
-    delta[def[v] + 1] += s.values[v].sramBytesPerPe;
-    delta[last[v] + 2] -= s.values[v].sramBytesPerPe;
+    const int back = s.values[v].offloadBackAt;
+    if (back < 0) {
+      delta[def[v] + 1] += bytes;
+      delta[last[v] + 2] -= bytes;
+      continue;
+    }
+    delta[def[v] + 1] += bytes;
+    delta[std::max(def[v], away[v]) + 2] -= bytes;
+    delta[back + 1] += bytes;
+    delta[last[v] + 2] -= bytes;
   }
   double live = 0, peak = 0;
   for (int p = 0; p <= numSteps; ++p) {
@@ -47,6 +63,22 @@ double peakSramPerPe(const Schedule &s) {
 
 TimingModel::TimingModel(const Schedule &s, int traceSystems)
     : schedule_(s), traceSystems_(traceSystems) {
+  offloads_.in.assign(s.steps.size(), {});
+  offloads_.out.assign(s.steps.size(), {});
+  for (const ValueSpec &v : s.values) {
+    if (v.offloadBackAt < 0)
+      continue;
+    offloads_.any = true;
+    offloads_.in[v.offloadBackAt].push_back(v.id);
+    int away = -1; // its last use (or its definition) before it comes back
+    for (int i = 0; i < v.offloadBackAt; ++i) {
+      const Step &st = s.steps[i];
+      if (std::count(st.results.begin(), st.results.end(), v.id) ||
+          std::count(st.operands.begin(), st.operands.end(), v.id))
+        away = i;
+    }
+    offloads_.out[away].push_back(v.id);
+  }
   hops_ = model::swarmxLevels(s.systems, s.target.swarmxFanout);
   peakSram_ = peakSramPerPe(s);
   for (const ParamSpec &p : s.params) {
@@ -176,8 +208,34 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
         share[k] = static_cast<double>(microBatchOf(shards[k], *s.microBatchSize, mb).size) /
                    static_cast<double>(*s.microBatchSize);
     const bool lastMicroBatch = mb + 1 == micro;
+    // Activations kept in MemoryX: each system's samples of them stream
+    // out after their last use before the backward pass, and back in on
+    // the weights' link before the step that reads them.
+    auto offloadBytes = [&](int id, int k) {
+      const ValueSpec &v = s.values[id];
+      const double samples = s.microBatchSize
+                                 ? double(microBatchOf(shards[k], *s.microBatchSize, mb).size)
+                                 : double(shards[k].size);
+      return double(numElements(v.shape)) / double(s.globalBatch) * samples * double(elementBytes(v.dtype));
+    };
+    // When each system's copy of an offloaded value has left the wafer.
+    std::vector<std::vector<double>> offloaded(
+        N, std::vector<double>(offloads_.any ? s.values.size() : 0, 0.0));
     for (int si = 0; si < static_cast<int>(s.steps.size()); ++si) {
       const Step &st = s.steps[si];
+      for (int id : offloads_.in[si])
+        for (int k = 0; k < N; ++k) {
+          const double bytes = offloadBytes(id, k);
+          const double dur = model::streamSeconds(bytes, t) + latency;
+          const double begin = std::max({inFree_[k], offloaded[k][id]});
+          inFree_[k] = ready[k][id] = begin + dur;
+          emit("offload in %" + std::to_string(id), "stream-in", k + 1, kStreamIn, begin, dur,
+               si, bytes);
+          if (k == 0) {
+            r.streamS += dur;
+            r.bytesIn += bytes;
+          }
+        }
       switch (st.kind) {
       case StepKind::WeightStream: {
         const double bytes = work.streamBytes.empty() ? st.bytes : work.streamBytes[si];
@@ -311,6 +369,17 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
       case StepKind::Route:
         break;
       }
+      for (int id : offloads_.out[si])
+        for (int k = 0; k < N; ++k) {
+          const double bytes = offloadBytes(id, k);
+          const double dur = model::streamSeconds(bytes, t) + latency;
+          const double begin = std::max({outFree_[k], computeFree_[k], ready[k][id]});
+          outFree_[k] = offloaded[k][id] = begin + dur;
+          emit("offload out %" + std::to_string(id), "stream-out", k + 1, kStreamOut, begin, dur,
+               si, bytes);
+          if (k == 0)
+            r.bytesOut += bytes;
+        }
     }
     if (micro > 1)
       for (int k = 0; k < N; ++k)

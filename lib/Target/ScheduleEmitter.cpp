@@ -564,7 +564,9 @@ FailureOr<json::Object> Emitter::emit() {
     root[key::top::kRandom] = std::move(randoms);
 
   json::Array steps, outputs;
+  DenseMap<Operation *, int64_t> stepOf; // the (first) step an op emits
   for (Operation &op : func.getBody().front()) {
+    stepOf[&op] = int64_t(steps.size());
     if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
       FailureOr<json::Object> step = emitKernel(kernel);
       if (failed(step))
@@ -682,6 +684,10 @@ FailureOr<json::Object> Emitter::emit() {
                             "padding strips or restores only");
     }
   }
+  // Activations kept in MemoryX come back for their first backward use.
+  for (Value value : offloadedValues(func))
+    if (Operation *back = backwardUse(value))
+      (*values[idOf(value)].getAsObject())[key::value::kOffloadBackAt] = stepOf.lookup(back);
   root[key::top::kOutputs] = std::move(outputs);
   root[key::top::kSteps] = std::move(steps);
   if (!ragged.empty())

@@ -24,7 +24,8 @@ FailureOr<llvm::json::Object> mlir::wsc::emitReport(ModuleOp module) {
        {std::pair<ReportEntry, const char *>{ReportEntry::Mode, key::report::kModeReason},
         {ReportEntry::Vts, key::report::kVtsDecision},
         {ReportEntry::Placement, key::report::kPlacementSummary},
-        {ReportEntry::MicroBatch, key::report::kMicroBatch}}) {
+        {ReportEntry::MicroBatch, key::report::kMicroBatch},
+        {ReportEntry::Offload, key::report::kOffload}}) {
     StringRef name = getReportEntryName(entry);
     Attribute value = dict ? dict.get(name) : Attribute();
     auto text = llvm::dyn_cast_or_null<StringAttr>(value);

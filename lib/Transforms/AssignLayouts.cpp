@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <map>
 
@@ -397,6 +398,27 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
   StepSramPeak peak = stepSramPeak(func, *dims, localBatch, target);
   if (peak.bytes <= target.sramPerPe)
     return success();
+  if (assignOptions.offloadActivations) {
+    SmallVector<KeptValue> kept = keptForBackward(func);
+    DenseSet<Value> offloaded;
+    double bytes = 0; // per system and micro-batch, each way
+    for (const KeptValue &k : kept) {
+      offloaded.insert(k.value);
+      bytes += localBytes(k.value, *dims, localBatch);
+    }
+    StepSramPeak lighter = stepSramPeak(func, *dims, localBatch, target, offloaded);
+    if (lighter.bytes <= target.sramPerPe) {
+      markOffloaded(kept);
+      reportDecision(func->getParentOfType<ModuleOp>(), func.getLoc(), ReportEntry::Offload,
+                     llvm::formatv("{0} activations kept for the backward pass stream to "
+                                   "MemoryX and back ({1:F0} B each way per system and "
+                                   "micro-batch): the step's peak drops from {2} to {3} "
+                                   "bytes per PE",
+                                   kept.size(), bytes, peak.bytes, lighter.bytes));
+      return success();
+    }
+    peak = std::move(lighter); // what still does not fit
+  }
   auto kernel = llvm::cast<KernelOp>(peak.at);
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -435,6 +457,7 @@ struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLa
     LayoutAssignOptions options;
     options.report = report;
     options.allowSramOverflow = allowSramOverflow;
+    options.offloadActivations = offloadActivations;
     int64_t systems = TargetAttr::lookup(module).getSystems();
     for (auto func : module.getOps<func::FuncOp>()) {
       FailureOr<BatchDims> dims = BatchDims::compute(func);

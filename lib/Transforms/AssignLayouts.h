@@ -22,6 +22,9 @@ struct LayoutAssignOptions {
   bool allowSramOverflow = false;
   /// Check the step's peak of live bytes against PE SRAM.
   bool checkStep = true;
+  /// When the step does not fit, keep its activations for the backward
+  /// pass in MemoryX (wsc.offload) if that makes it fit.
+  bool offloadActivations = false;
 };
 
 /// Chooses the layouts of `func`'s kernels for `localBatch` samples on each

@@ -61,6 +61,9 @@ struct Candidate {
   int64_t peakSram = 0; ///< the step's peak of live bytes per PE
   double compute = 0, stream = 0, accumulate = 0, step = 0; ///< seconds
   double streamedBytes = 0;
+  /// Activations kept in MemoryX for the backward pass, per micro-batch of
+  /// `size` and system, each way (0: none needed).
+  double offloadedBytes = 0;
 
   /// "step 1.20 us (compute ...), peak SRAM ... B/PE, streamed ... B".
   std::string numbers(int64_t sramPerPe) const {
@@ -68,7 +71,10 @@ struct Candidate {
                          "peak SRAM {4} of {5} B/PE, streamed {6:F0} B",
                          formatSeconds(step), formatSeconds(compute), formatSeconds(stream),
                          formatSeconds(accumulate), peakSram, sramPerPe, streamedBytes)
-        .str();
+               .str() +
+           (offloadedBytes > 0
+                ? llvm::formatv(", activations offloaded {0:F0} B", offloadedBytes).str()
+                : std::string());
   }
 };
 
@@ -87,7 +93,7 @@ private:
   Candidate evaluate(ModuleOp module, int64_t size, int64_t batch,
                      ArrayRef<KernelStreams> streams) const;
   void modelTime(func::FuncOp func, const BatchDims &dims, ArrayRef<KernelStreams> streams,
-                 Candidate &candidate) const;
+                 const DenseMap<Operation *, KernelStreams> &offloads, Candidate &candidate) const;
 };
 
 /// Per kernel in walk order: the parameters it reads stream in at the
@@ -124,14 +130,20 @@ std::vector<KernelStreams> MicroBatchPass::streamsOf(func::FuncOp func) const {
 /// gradients out on the other direction of the link). MemoryX adds each
 /// micro-batch's gradients after the first into the accumulated ones.
 void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
-                               ArrayRef<KernelStreams> streams, Candidate &c) const {
+                               ArrayRef<KernelStreams> streams,
+                               const DenseMap<Operation *, KernelStreams> &offloads,
+                               Candidate &c) const {
   double latency =
       double(model::swarmxLevels(target.systems, target.swarmxFanout)) * target.swarmxHopLatency;
   // Sums over the kernels of one micro-batch of `size`, then of `last`.
   double compute[2] = {0, 0}, busy[2] = {0, 0}, stream = 0, bytes = 0, gradientElements = 0;
   size_t k = 0;
   func.walk([&](KernelOp kernel) {
-    const KernelStreams &s = streams[k++];
+    KernelStreams s = streams[k++];
+    if (auto it = offloads.find(kernel); it != offloads.end()) {
+      s.inBytes += it->second.inBytes;
+      s.outBytes += it->second.outBytes;
+    }
     double seconds = std::max(model::streamSeconds(s.inBytes, target),
                               model::streamSeconds(s.outBytes, target));
     if (s.inBytes + s.outBytes > 0)
@@ -152,6 +164,13 @@ void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
   c.accumulate = double(c.count - 1) * gradientElements / target.memxFlops;
   c.step = double(full) * busy[0] + busy[1] + c.accumulate;
   c.streamedBytes = double(c.count) * bytes;
+}
+
+/// The kernel `op` is, or the next one after it (a conversion's consumer).
+static Operation *kernelAtOrAfter(Operation *op) {
+  while (op && !llvm::isa<KernelOp>(op))
+    op = op->getNextNode();
+  return op;
 }
 
 /// Chooses layouts for `size` samples on a copy of the module and models
@@ -184,13 +203,28 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, int64_t size, int64_t batch,
     return c;
   }
   StepSramPeak peak = stepSramPeak(func, *dims, size, target);
+  // Activations kept in MemoryX stream out after the kernel that makes them
+  // and back in for the backward kernel that reads them.
+  DenseMap<Operation *, KernelStreams> offloads;
+  if (peak.bytes > target.sramPerPe && offloadActivations) {
+    DenseSet<Value> offloaded;
+    for (const KeptValue &kept : keptForBackward(func)) {
+      offloaded.insert(kept.value);
+      double bytes = localBytes(kept.value, *dims, size);
+      offloads[kernelAtOrAfter(kept.value.getDefiningOp())].outBytes += bytes;
+      offloads[kernelAtOrAfter(kept.backAt)].inBytes += bytes;
+      c.offloadedBytes += bytes;
+    }
+    peak = stepSramPeak(func, *dims, size, target, offloaded);
+  }
   c.peakSram = peak.bytes;
   c.fits = peak.bytes <= target.sramPerPe;
   if (!c.fits)
-    c.whyNot = llvm::formatv("the step's live values need {0} bytes per PE at kernel '{1}'",
-                             peak.bytes, llvm::cast<KernelOp>(peak.at).getKernelName())
+    c.whyNot = llvm::formatv("the step's live values need {0} bytes per PE at kernel '{1}'{2}",
+                             peak.bytes, llvm::cast<KernelOp>(peak.at).getKernelName(),
+                             c.offloadedBytes > 0 ? " with its activations offloaded" : "")
                    .str();
-  modelTime(func, *dims, streams, c);
+  modelTime(func, *dims, streams, offloads, c);
   return c;
 }
 

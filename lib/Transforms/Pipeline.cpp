@@ -35,9 +35,11 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCFormKernels());
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
   // Before the layouts, which are chosen for the micro-batch.
-  pm.addPass(createWSCMicroBatch(WSCMicroBatchOptions{options.microBatch}));
+  pm.addPass(createWSCMicroBatch(
+      WSCMicroBatchOptions{options.microBatch, options.offloadActivations}));
   pm.addPass(createWSCAssignLayouts(
-      WSCAssignLayoutsOptions{/*report=*/false, options.allowSramOverflow}));
+      WSCAssignLayoutsOptions{/*report=*/false, options.allowSramOverflow,
+                              options.offloadActivations}));
   pm.addPass(createWSCPlaceKernels(
       WSCPlaceKernelsOptions{options.timeLimit, options.mode == ModeChoice::Auto,
                              options.expectedValidFraction}));

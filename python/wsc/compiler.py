@@ -95,7 +95,8 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
                     vts: Union[bool, str] = "auto", valid_fraction: Optional[float] = None,
                     grid: Optional[Tuple[int, int]] = None,
                     allow_sram_overflow: bool = False,
-                    micro_batch_size: Union[None, str, int] = None) -> str:
+                    micro_batch_size: Union[None, str, int] = None,
+                    offload_activations: bool = False) -> str:
     """The ``--wsc-pipeline=...`` argument for wsc.compile's options, after the
     checks wsc-opt cannot make (Python types; -1 is wsc-opt's "unset" valid
     fraction, so Python owns that range)."""
@@ -108,6 +109,8 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
         raise ValueError(f"grid must be a (width, height) tuple of two ints, got {grid!r}")
     if not isinstance(allow_sram_overflow, bool):
         raise ValueError(f"allow_sram_overflow must be a bool, got {allow_sram_overflow!r}")
+    if not isinstance(offload_activations, bool):
+        raise ValueError(f"offload_activations must be a bool, got {offload_activations!r}")
     if micro_batch_size is not None and not (
             isinstance(micro_batch_size, str) or (_is_int(micro_batch_size) and micro_batch_size > 0)):
         raise ValueError("micro_batch_size must be a positive int or one of 'auto', 'explore', "
@@ -126,6 +129,8 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
         pipeline += f" grid={grid[0]}x{grid[1]}"
     if allow_sram_overflow:
         pipeline += " allow-sram-overflow=true"
+    if offload_activations:
+        pipeline += " offload-activations=true"
     if micro_batch_size is not None:  # wsc-opt checks the words
         value = (_word("micro_batch_size", micro_batch_size)
                  if isinstance(micro_batch_size, str) else micro_batch_size)
@@ -140,7 +145,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             valid_fraction: Optional[float] = None,
             grid: Optional[Tuple[int, int]] = None, seed: int = 0,
             allow_sram_overflow: bool = False,
-            micro_batch_size: Union[None, str, int] = None) -> Program:
+            micro_batch_size: Union[None, str, int] = None,
+            offload_activations: bool = False) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -183,6 +189,12 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     (docs/Runtime.md, "Micro-batching"); report()["micro_batch"] says what
     the compiler chose.
 
+    `offload_activations=True` lets a step that does not fit PE SRAM keep
+    its activations for the backward pass in MemoryX (weight streaming):
+    they stream out after their last forward use and back in for the
+    backward pass, which the timing model charges; report()["offload"] says
+    how many and how many bytes.
+
     Options wsc-opt rejects (an unknown mode, stream_dtype or target, a grid
     out of range) raise CompileError with its message, before the export."""
     from . import export  # imports torch's tracing machinery: only when compiling
@@ -190,7 +202,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                                target=target, time_limit=time_limit, vts=vts,
                                valid_fraction=valid_fraction, grid=grid,
                                allow_sram_overflow=allow_sram_overflow,
-                               micro_batch_size=micro_batch_size)
+                               micro_batch_size=micro_batch_size,
+                               offload_activations=offload_activations)
     if not _is_int(seed) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
     check_pipeline(pipeline)

@@ -55,5 +55,7 @@ def build_report(schedule: dict, masks: dict, last_step: Optional[dict]) -> dict
         "placement_summary": compiler["placement_summary"],
         # Micro-batching: the size each system's batch runs in, and why.
         "micro_batch": compiler.get("micro_batch", ""),
+        # Activations kept in MemoryX for the backward pass, and why.
+        "offload": compiler.get("offload", ""),
         "last_step": dict(last_step) if last_step else None,
     }

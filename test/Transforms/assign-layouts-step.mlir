@@ -1,5 +1,7 @@
 // RUN: wsc-opt %s --wsc-assign-layouts -split-input-file -verify-diagnostics
 // RUN: wsc-opt %s --wsc-assign-layouts=allow-sram-overflow -split-input-file 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not wsc-opt %s --wsc-assign-layouts=offload-activations -split-input-file 2>&1 | FileCheck %s --check-prefix=OFFLOAD
+// (Offloading cannot help the other splits, which still fail: hence `not`.)
 
 // The whole step must fit PE SRAM, not only each kernel. Each kernel's
 // tensors here take 32 kB per PE (8 x 1024 floats, whole on every PE), but
@@ -95,4 +97,41 @@ func.func @gradient_input_stays(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) ->
     wsc.yield %s : tensor<8x1024xf32>
   }
   return %1, %2 : tensor<8x1024xf32>, tensor<8x1024xf32>
+}
+
+// -----
+
+// Activations kept for the backward pass: "a"'s result (forward) is read
+// again by "c" (backward) after "b" and "d" ran. Resident throughout, it,
+// "b"'s result and "d"'s need 64 kB at "d". With offload-activations it
+// streams out to MemoryX right after "a" and back in for "c".
+// OFFLOAD-LABEL: module attributes {wsc.report = {offload = "1 activations kept for the backward pass stream to MemoryX and back (32768 B each way per system and micro-batch): the step's peak drops from 65600 to 32832 bytes per PE"}}
+// OFFLOAD: wsc.kernel "a" {{.*}}wsc.offload = array<i64: 0>
+// OFFLOAD-NOT: wsc.offload
+// OFFLOAD: return
+func.func @kept_for_backward(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) -> (tensor<8x1024xf32> {wsc.grad = "w"}) {
+  // expected-note @+1 {{result #0 of 'a': 32768 bytes per PE}}
+  %0 = wsc.kernel "a" layer("a") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    wsc.yield %a : tensor<8x1024xf32>
+  }
+  // expected-note @+1 {{result #0 of 'b': 32768 bytes per PE}}
+  %1 = wsc.kernel "b" layer("b") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    wsc.yield %a : tensor<8x1024xf32>
+  }
+  // expected-error @+2 {{the step's live values need 65600 bytes per PE at kernel 'd'}}
+  // expected-note @+1 {{result #0 of 'd': 64 bytes per PE}}
+  %2 = wsc.kernel "d" layer("d") phase(<forward>) (%1) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x2xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    %s = tensor.extract_slice %a[0, 0] [8, 2] [1, 1] : tensor<8x1024xf32> to tensor<8x2xf32>
+    wsc.yield %s : tensor<8x2xf32>
+  }
+  %3 = wsc.kernel "c" layer("a") phase(<backward>) (%0, %2) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>, #wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>, tensor<8x2xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>, %g: tensor<8x2xf32>):
+    %e = tensor.empty() : tensor<8x1024xf32>
+    %s = linalg.mul ins(%a, %a : tensor<8x1024xf32>, tensor<8x1024xf32>) outs(%e : tensor<8x1024xf32>) -> tensor<8x1024xf32>
+    wsc.yield %s : tensor<8x1024xf32>
+  }
+  return %3 : tensor<8x1024xf32>
 }

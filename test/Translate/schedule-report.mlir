@@ -8,6 +8,7 @@
 // CHECK:      "report": {
 // CHECK-NEXT:   "micro_batch": "",
 // CHECK-NEXT:   "mode_reason": "weight_streaming: the model does not fit one wafer",
+// CHECK-NEXT:   "offload": "",
 // CHECK-NEXT:   "placement_summary": "",
 // CHECK-NEXT:   "vts_decision": "off: no sequence mask",
 // CHECK-NEXT:   "warnings": [
@@ -32,6 +33,7 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>,
 // CHECK:      "report": {
 // CHECK-NEXT:   "micro_batch": "",
 // CHECK-NEXT:   "mode_reason": "",
+// CHECK-NEXT:   "offload": "",
 // CHECK-NEXT:   "placement_summary": "",
 // CHECK-NEXT:   "vts_decision": "",
 // CHECK-NEXT:   "warnings": []

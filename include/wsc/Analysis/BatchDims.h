@@ -28,15 +28,11 @@ public:
   /// two batch dims or the inputs disagree on the batch size.
   static FailureOr<BatchDims> compute(func::FuncOp func);
 
-  std::optional<int64_t> lookup(Value value) const {
-    auto it = dims.find(value);
-    if (it == dims.end())
-      return std::nullopt;
-    return it->second;
-  }
+  /// A layout conversion inserted after the analysis ran has its input's.
+  std::optional<int64_t> lookup(Value value) const;
   /// Elements of one sample inside `value`'s batch dim (1 unless a reshape
   /// merged inner dims into it); 0 for a tensor with no batch dim.
-  int64_t lookupInner(Value value) const { return inner.lookup(value); }
+  int64_t lookupInner(Value value) const;
   /// True when `value`'s batch dim holds whole samples one after the
   /// other, so one sample is a contiguous slice of that dim.
   bool isBatchOutermost(Value value) const;

@@ -47,8 +47,30 @@ int64_t residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
 /// output, from the op that defines it to its last use (a returned value:
 /// to the end; a gradient streams out and takes none). `localBatch`
 /// samples per system.
+/// `offloaded` values (activations kept for the backward pass, kept in
+/// MemoryX: see keptForBackward) are resident only until their last forward
+/// use and again from their backward use on.
 StepSramPeak stepSramPeak(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
-                          const ::wsc::model::TargetSpec &target);
+                          const ::wsc::model::TargetSpec &target,
+                          const DenseSet<Value> &offloaded = {});
+
+/// An activation kept for the backward pass: a value that a forward or loss
+/// kernel makes (or a conversion of it) and a backward kernel reads after
+/// other kernels ran. Offloaded, it streams out to MemoryX after its last
+/// forward use and back in just before `backAt`, its first backward use.
+struct KeptValue {
+  Value value;
+  Operation *backAt = nullptr;
+};
+/// The step's activations kept for the backward pass, in program order.
+SmallVector<KeptValue> keptForBackward(func::FuncOp func);
+/// Where `value`, if kept for the backward pass, streams back in.
+Operation *backwardUse(Value value);
+
+/// The values the module keeps in MemoryX: `wsc.offload` on their defining
+/// ops lists their result numbers (wsc-assign-layouts sets it).
+DenseSet<Value> offloadedValues(func::FuncOp func);
+void markOffloaded(ArrayRef<KeptValue> values);
 
 } // namespace mlir::wsc
 

@@ -133,6 +133,10 @@ struct ValueSpec {
   /// mask's entries.
   int maskGradient = -1;
   double sramBytesPerPe = 0;
+  /// An activation kept in MemoryX for the backward pass: the step before
+  /// which it streams back in (it streams out after its last use before
+  /// that step); -1: it stays on the wafer.
+  int offloadBackAt = -1;
   /// The wafer layout, for reports: "x=[h] y=[b] on 924x64 PEs" (or empty).
   std::string layout;
 };

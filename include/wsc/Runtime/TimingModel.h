@@ -222,6 +222,12 @@ private:
   int traceSystems_;
   int hops_ = 0;
   double peakSram_ = 0;
+  /// Activations kept in MemoryX (ValueSpec::offloadBackAt): per step, the
+  /// values that stream out after it and back in before it.
+  struct {
+    std::vector<std::vector<int>> out, in;
+    bool any = false;
+  } offloads_;
   std::vector<double> updateSeconds_; // per param
   std::vector<double> accumulateSeconds_; // per param: one micro-batch's gradient added
 

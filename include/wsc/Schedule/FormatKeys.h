@@ -116,6 +116,7 @@ inline constexpr char kBatchDim[] = "batch_dim";
 inline constexpr char kRagged[] = "ragged";
 inline constexpr char kLayout[] = "layout";
 inline constexpr char kSramBytesPerPe[] = "sram_bytes_per_pe";
+inline constexpr char kOffloadBackAt[] = "offload_back_at";
 } // namespace value
 
 /// A value's "ragged".
@@ -241,6 +242,7 @@ inline constexpr char kModeReason[] = "mode_reason";
 inline constexpr char kVtsDecision[] = "vts_decision";
 inline constexpr char kPlacementSummary[] = "placement_summary";
 inline constexpr char kMicroBatch[] = "micro_batch";
+inline constexpr char kOffload[] = "offload";
 inline constexpr char kWarnings[] = "warnings";
 } // namespace report
 

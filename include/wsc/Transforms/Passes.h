@@ -68,6 +68,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "samples, or auto (the fitting size with the best modeled step), "
                      "explore (auto, with a remark per candidate) or none (the whole batch)"),
       llvm::cl::init(MicroBatchChoice{})};
+  Option<bool> offloadActivations{
+      *this, "offload-activations",
+      llvm::cl::desc("weight streaming: when the step does not fit PE SRAM, keep the "
+                     "activations for the backward pass in MemoryX if that makes it fit"),
+      llvm::cl::init(false)};
   Option<double> expectedValidFraction{
       *this, "expected-valid-fraction",
       llvm::cl::desc("valid-token fraction of typical batches: decides vts=auto and "

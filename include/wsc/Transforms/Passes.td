@@ -297,6 +297,9 @@ def WSCMicroBatch : Pass<"wsc-micro-batch", "::mlir::ModuleOp"> {
     Option<"microBatch", "micro-batch", "::mlir::wsc::MicroBatchChoice",
            /*default=*/"::mlir::wsc::MicroBatchChoice{}",
            "auto, explore, none, or a number of samples N">,
+    Option<"offloadActivations", "offload-activations", "bool", /*default=*/"false",
+           "count a size as fitting when keeping its activations for the backward pass "
+           "in MemoryX makes it fit, charging their streams (as wsc-assign-layouts does)">,
   ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
@@ -343,6 +346,14 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     fails at the kernel where the peak occurs, naming the values live there
     and the excess; with `allow-sram-overflow` it warns into the report.
 
+    With `offload-activations`, a step that does not fit keeps its
+    activations for the backward pass in MemoryX instead, if that makes it
+    fit: each value a forward or loss kernel makes that a backward kernel
+    reads after other kernels ran streams out after its last forward use
+    and back in before its first backward use (`wsc.offload` on the op that
+    makes it lists such results; the report's `offload` says how many and
+    how many bytes). The emulator's timing model charges both streams.
+
     ```mlir
     // 4 x 2048 tokens, 12288 -> 12288 features on the CS-2: Figure 15.
     %y = wsc.kernel "fc.fwd" layer("fc") phase(<forward>) (%x, %w)
@@ -365,6 +376,9 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     Option<"allowSramOverflow", "allow-sram-overflow", "bool", /*default=*/"false",
            "when no layout of a kernel fits in PE SRAM, warn and take the smallest "
            "instead of failing; when the step's peak does not fit, warn">,
+    Option<"offloadActivations", "offload-activations", "bool", /*default=*/"false",
+           "when the step's peak does not fit, keep the activations for the backward "
+           "pass in MemoryX if that makes it fit">,
   ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }

@@ -18,6 +18,8 @@ StringRef mlir::wsc::getReportEntryName(ReportEntry entry) {
     return "placement";
   case ReportEntry::MicroBatch:
     return "micro_batch";
+  case ReportEntry::Offload:
+    return "offload";
   }
   llvm_unreachable("unknown report entry");
 }

@@ -12,6 +12,7 @@
 #include "StepParser.h"
 
 #include <algorithm>
+#include <climits>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -208,6 +209,8 @@ void FileParser::parseValues(const JsonReader &vals) {
       spec.ragged = parseRagged(*rg, spec.shape.size());
     if (auto sram = v.optional(key::value::kSramBytesPerPe))
       spec.sramBytesPerPe = nonNegative(*sram);
+    if (auto back = v.optional(key::value::kOffloadBackAt))
+      spec.offloadBackAt = static_cast<int>(back->asIntIn(0, INT32_MAX)); // checked: Verifier
     if (auto layout = v.optional(key::value::kLayout))
       spec.layout = describeLayout(*layout);
   }

@@ -4,6 +4,8 @@
 
 #include "wsc/Support/Error.h"
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <sstream>
 
@@ -202,6 +204,30 @@ void checkLayerPipelined(const Schedule &s) {
   }
 }
 
+/// An offloaded value leaves the wafer after a step that defines or uses
+/// it and returns for a later step that reads it, in weight streaming.
+void checkOffloads(const Schedule &s) {
+  for (const ValueSpec &v : s.values) {
+    if (v.offloadBackAt < 0)
+      continue;
+    const std::string path = "values[" + std::to_string(v.id) + "]." + key::value::kOffloadBackAt;
+    if (s.isLayerPipelined())
+      failAt(s, path, "a layer-pipelined wafer keeps no activations in MemoryX");
+    if (v.offloadBackAt >= static_cast<int>(s.steps.size()))
+      failAt(s, path, "step ", v.offloadBackAt, " out of range (", s.steps.size(), " steps)");
+    const Step &back = s.steps[v.offloadBackAt];
+    if (std::find(back.operands.begin(), back.operands.end(), v.id) == back.operands.end())
+      failAt(s, path, "steps[", v.offloadBackAt, "] does not read value ", v.id);
+    bool before = false; // defined before the step it comes back for
+    for (int i = 0; i < v.offloadBackAt && !before; ++i)
+      before = std::find(s.steps[i].results.begin(), s.steps[i].results.end(), v.id) !=
+               s.steps[i].results.end();
+    if (!before)
+      failAt(s, path, "value ", v.id, " is not made by a step before steps[", v.offloadBackAt,
+             "]");
+  }
+}
+
 } // namespace
 
 void verifySchedule(const Schedule &s) {
@@ -213,6 +239,7 @@ void verifySchedule(const Schedule &s) {
   }
   checkMaskDefinitions(s);
   checkParamSteps(s);
+  checkOffloads(s);
   if (s.isLayerPipelined())
     checkLayerPipelined(s);
 }

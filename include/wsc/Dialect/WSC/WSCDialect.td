@@ -67,6 +67,10 @@ def WSC_Dialect : Dialect {
     /// Module: samples per micro-batch on each system (i64), set by the
     /// micro-batch choice; absent: the whole per-system batch at once.
     static ::llvm::StringLiteral getMicroBatchAttrName() { return "wsc.micro_batch"; }
+    /// Kernel or layout_convert: the numbers of its results that are kept in
+    /// MemoryX between their last forward use and their backward use
+    /// (array<i64>), set by wsc-assign-layouts under offload-activations.
+    static ::llvm::StringLiteral getOffloadAttrName() { return "wsc.offload"; }
     /// Module: where the step first uses a sum over its whole batch as a
     /// total (a location), set by wsc-sync-batch-statistics: splitting the
     /// batch into micro-batches would change what it computes.
