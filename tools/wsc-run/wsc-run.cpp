@@ -606,7 +606,7 @@ int run(const Options &o, MpiJob *job) {
     return 0; // rank 0 writes the files
 
   if (!o.trace.empty() && job)
-    writeTraceWithRankWalls(o.trace, session.timing().traceJson(), rankWalls);
+    writeJson(o.trace, traceWithRankWalls(session.timing().traceJson(), rankWalls));
   else if (!o.trace.empty())
     session.writeTrace(o.trace);
   if (!o.saveWeights.empty())

@@ -22,6 +22,8 @@
 #include "wsc/Runtime/SwarmX.h"
 #include "wsc/Support/Error.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,11 +48,11 @@ struct RankStepWall {
   double startS = 0, wallS = 0;
 };
 
-/// Writes the modeled Chrome trace `modeledTrace` to `path` with one more
-/// process beside the modeled timeline, "measured wall time (MPI ranks)": a
-/// track per rank, a span per step.
-void writeTraceWithRankWalls(const std::string &path, const std::string &modeledTrace,
-                             const std::vector<RankStepWall> &walls);
+/// The modeled Chrome trace `modeledTrace` with one more process beside the
+/// modeled timeline, "measured wall time (MPI ranks)": a track per rank, a
+/// span per step.
+nlohmann::json traceWithRankWalls(const std::string &modeledTrace,
+                                  const std::vector<RankStepWall> &walls);
 
 class MpiJob {
 public:

@@ -4,32 +4,33 @@
 
 #include "MpiComm.h"
 
+#include "wsc/Runtime/Checkpoint.h"
 #include "wsc/Runtime/MpiSwarmX.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <vector>
 
 namespace wsc::rt {
 namespace {
 
-/// FNV-1a over the file's bytes: equal files, equal hashes; a different
-/// file differs in its hash all but surely. Throws if it cannot be read.
+/// XXH64 of the file's bytes (several GB/s: a large weights file hashes in
+/// a moment). Throws if it cannot be read.
 uint64_t fileHash(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     fail(path, ": cannot open");
-  uint64_t h = 1469598103934665603ull;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      h ^= static_cast<unsigned char>(buf[i]);
-      h *= 1099511628211ull;
-    }
+  Hash64 hash;
+  std::vector<char> buf(size_t(1) << 20);
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    hash.update(buf.data(), static_cast<size_t>(in.gcount()));
     if (!in)
       break;
   }
-  return h;
+  if (in.bad())
+    fail(path, ": read error");
+  return hash.digest();
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 
 #include "wsc/Support/Error.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -16,13 +17,40 @@ constexpr int kMemoryXRank = 0;
 constexpr int kPartialTag = 1;
 constexpr int kMaxHeaderDims = 14;
 
-DType dtypeOfStorage(int64_t storage) {
-  switch (static_cast<Storage>(storage)) {
-  case Storage::F32: return DType::F32;
-  case Storage::I64: return DType::I64;
-  case Storage::U8: return DType::I1;
+bool isHalfWidth(DType t) { return t == DType::F16 || t == DType::BF16; }
+
+void decodeHalfWidth(DType t, const uint16_t *bits, float *out, int64_t n) {
+  if (t == DType::F16) {
+    halfToFloats(bits, out, n);
+    return;
   }
-  fail("internal: a broadcast of storage class ", storage);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = bf16BitsToFloat(bits[i]);
+}
+
+/// A 16-bit float tensor's values (held as floats) in their 16-bit encoding,
+/// half the bytes on the wire. Every value must be representable: a weight
+/// stream is rounded to its dtype in MemoryX.
+std::vector<uint16_t> encodeHalfWidth(const Tensor &t) {
+  const int64_t n = t.numel();
+  const float *in = t.data<float>();
+  std::vector<uint16_t> bits(n);
+  if (t.dtype() == DType::F16)
+    floatsToHalf(in, bits.data(), n);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      bits[i] = floatToBF16Bits(in[i]);
+  // Check that nothing was rounded, a block at a time (no second full copy).
+  constexpr int64_t kBlock = 4096;
+  float back[kBlock];
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t m = std::min(kBlock, n - i);
+    decodeHalfWidth(t.dtype(), bits.data() + i, back, m);
+    if (std::memcmp(back, in + i, m * sizeof(float)) != 0)
+      fail("internal: a ", dtypeName(t.dtype()), " weight stream holds a value its dtype cannot "
+           "represent");
+  }
+  return bits;
 }
 
 /// Broadcasts a CSR pattern from MemoryX's rank into `p` elsewhere; the
@@ -57,24 +85,33 @@ MpiSwarmX::MpiSwarmX(const mpi::Comm &comm, int systems)
 bool MpiSwarmX::hostsMemoryX() const { return comm_.rank() == kMemoryXRank; }
 
 std::vector<Tensor> MpiSwarmX::broadcast(const Tensor &fromMemoryX) {
-  // A header (storage class, rank, dims), then the bytes.
+  // A header (dtype, rank, dims), then the values: 16-bit floats travel in
+  // 16 bits (a mixed-precision weight stream's bytes halve), the rest as
+  // they are held.
   int64_t header[2 + kMaxHeaderDims] = {};
   const bool root = hostsMemoryX();
   if (root) {
     if (fromMemoryX.rank() > kMaxHeaderDims)
       fail("internal: SwarmX broadcasts tensors of rank <= ", kMaxHeaderDims);
-    header[0] = static_cast<int64_t>(fromMemoryX.storage());
+    header[0] = static_cast<int64_t>(fromMemoryX.dtype());
     header[1] = fromMemoryX.rank();
     for (int64_t d = 0; d < fromMemoryX.rank(); ++d)
       header[2 + d] = fromMemoryX.shape()[d];
   }
-  comm_.broadcast(header, sizeof header, kMemoryXRank, "a weight stream from MemoryX");
-  Tensor received = fromMemoryX; // the root sends from its buffer, never writes it
-  if (!root)
-    received = Tensor::uninitialized(dtypeOfStorage(header[0]),
-                                     Shape(header + 2, header + 2 + header[1]));
-  comm_.broadcast(received.rawData(), received.byteSize(), kMemoryXRank,
-                  "a weight stream from MemoryX");
+  const char *what = "a weight stream from MemoryX";
+  comm_.broadcast(header, sizeof header, kMemoryXRank, what);
+  const DType dtype = static_cast<DType>(header[0]);
+  Tensor received = root ? fromMemoryX // the root sends from its buffer, never writes it
+                         : Tensor::uninitialized(dtype, Shape(header + 2, header + 2 + header[1]));
+  if (isHalfWidth(dtype)) {
+    std::vector<uint16_t> bits =
+        root ? encodeHalfWidth(fromMemoryX) : std::vector<uint16_t>(received.numel());
+    comm_.broadcast(bits.data(), bits.size() * sizeof(uint16_t), kMemoryXRank, what);
+    if (!root)
+      decodeHalfWidth(dtype, bits.data(), received.data<float>(), received.numel());
+  } else {
+    comm_.broadcast(received.rawData(), received.byteSize(), kMemoryXRank, what);
+  }
   return std::vector<Tensor>(group_.count, received);
 }
 

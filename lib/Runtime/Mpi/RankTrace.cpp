@@ -4,13 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <set>
 
 namespace wsc::rt {
 
-void writeTraceWithRankWalls(const std::string &path, const std::string &modeledTrace,
-                             const std::vector<RankStepWall> &walls) {
+nlohmann::json traceWithRankWalls(const std::string &modeledTrace,
+                                  const std::vector<RankStepWall> &walls) {
   using nlohmann::json;
   // A process id past the modeled ones (MemoryX 0, systems 1..16).
   constexpr int kWallPid = 1000;
@@ -37,13 +36,7 @@ void writeTraceWithRankWalls(const std::string &path, const std::string &modeled
                       {"pid", kWallPid},
                       {"tid", w.rank},
                       {"args", {{"step", w.step}, {"rank", w.rank}}}});
-  std::ofstream out(path, std::ios::trunc);
-  if (!out)
-    fail(path, ": cannot open for writing");
-  out << doc.dump(1) << "\n";
-  out.close();
-  if (!out)
-    fail(path, ": write error");
+  return doc;
 }
 
 } // namespace wsc::rt
