@@ -77,6 +77,22 @@ class Program:
             arrays.append(np.ascontiguousarray(tensor.detach().cpu().numpy().astype(dtype)))
         return arrays
 
+    @property
+    def system_threads(self) -> int:
+        """How many threads the emulated systems run on, each system on one
+        thread at a time (docs/Runtime.md, "Systems on threads"); 1, the
+        default, runs them one after another. Any count trains bit for bit
+        alike. BLAS keeps its own thread count (wsc._runtime.set_num_threads):
+        with N system threads on N cores, set it to 1 so that the systems,
+        not BLAS, share the cores."""
+        return self._session.system_threads
+
+    @system_threads.setter
+    def system_threads(self, threads: int) -> None:
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise ValueError(f"system_threads must be an int >= 1, got {threads!r}")
+        self._session.system_threads = threads
+
     def step(self, inputs: Tensors, targets: Tensors) -> float:
         """One training step on the emulator; returns the loss. With a mask
         schedule (wsc.sparse_schedule) the masks change after the steps it
