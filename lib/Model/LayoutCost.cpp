@@ -219,22 +219,33 @@ private:
     return found;
   }
 
-  /// The feature dims of the first resident operand (the input activation):
-  /// H0 forward, H1 for the activation gradient, H0 for the weight gradient.
-  /// When it has none (an embedding's token ids), those of the next
-  /// resident tensor, operands first, that has some.
-  std::vector<std::string> activationFeatures() const {
+  /// Per resident (not streamed) tensor, operands first: its feature dims
+  /// that are not in `except`.
+  std::vector<std::vector<std::string>>
+  residentFeatures(const std::vector<std::string> &except = {}) const {
+    std::vector<std::vector<std::string>> all;
     for (const auto *list : {&kernel.operands, &kernel.results})
       for (const TensorUse &t : *list) {
         if (t.streamed)
           continue;
         std::vector<std::string> found;
         for (const std::string &name : t.dims)
-          if (kernel.dim(name) && kernel.dim(name)->role == DimRole::Feature)
+          if (kernel.dim(name) && kernel.dim(name)->role == DimRole::Feature &&
+              std::find(except.begin(), except.end(), name) == except.end())
             found.push_back(name);
-        if (!found.empty())
-          return found;
+        all.push_back(std::move(found));
       }
+    return all;
+  }
+
+  /// The feature dims of the first resident operand (the input activation):
+  /// H0 forward, H1 for the activation gradient, H0 for the weight gradient.
+  /// When it has none (an embedding's token ids), those of the next
+  /// resident tensor, operands first, that has some.
+  std::vector<std::string> activationFeatures() const {
+    for (std::vector<std::string> &found : residentFeatures())
+      if (!found.empty())
+        return found;
     return {};
   }
 
@@ -249,18 +260,9 @@ private:
       return n;
     };
     std::vector<std::string> widest;
-    for (const auto *list : {&kernel.operands, &kernel.results})
-      for (const TensorUse &t : *list) {
-        if (t.streamed)
-          continue;
-        std::vector<std::string> found;
-        for (const std::string &name : t.dims)
-          if (kernel.dim(name) && kernel.dim(name)->role == DimRole::Feature &&
-              std::find(first.begin(), first.end(), name) == first.end())
-            found.push_back(name);
-        if (!found.empty() && elements(found) > std::max(elements(first), elements(widest)))
-          widest = found;
-      }
+    for (std::vector<std::string> &found : residentFeatures(first))
+      if (!found.empty() && elements(found) > std::max(elements(first), elements(widest)))
+        widest = found;
     return widest;
   }
 
