@@ -38,6 +38,10 @@ demo: build
 	$(BUILD)/bin/wsc-translate --wsc-to-svg $(OUT)/mlp.lp.mlir -o $(OUT)/floorplan.svg
 	$(BUILD)/bin/wsc-run $(OUT)/mlp.lp.schedule.json --weights $(OUT)/mlp.safetensors \
 	    --data $(OUT)/batches.safetensors --steps 20 --trace $(OUT)/lp.trace.json
+	@echo "demo files in $(OUT):"
+	@echo "  mlp.schedule.json, mlp.lp.schedule.json  the schedules (JSON, docs/ScheduleFormat.md)"
+	@echo "  trace.json, lp.trace.json                modeled timelines: open in https://ui.perfetto.dev or chrome://tracing"
+	@echo "  floorplan.svg                            the layer-pipelined wafer floorplan: open in a browser"
 
 test: build
 	$(MAKE) --no-print-directory test-layering test-unit test-lit test-python test-docs test-coverage \

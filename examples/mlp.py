@@ -1,5 +1,9 @@
 """A 784 -> 1024 -> 1024 -> 1024 -> 10 MLP classifier, trained with SGD + momentum.
 
+Its data is a synthetic task the MLP can learn, so the demo's loss visibly
+falls: ten classes, each a fixed random centre in 784 dimensions, and a
+sample is its class's centre (scaled by 0.5) plus unit Gaussian noise.
+
 Export it with:
 
     PYTHONPATH=python python3 -m wsc.export examples/mlp.py -o mlp.mlir
@@ -10,9 +14,12 @@ from torch import nn
 
 from wsc.export import Example
 
+FEATURES = 784
+CLASSES = 10
+
 
 class MLP(nn.Module):
-    def __init__(self, features=784, hidden=1024, classes=10):
+    def __init__(self, features=FEATURES, hidden=1024, classes=CLASSES):
         super().__init__()
         self.fc1 = nn.Linear(features, hidden)
         self.act1 = nn.ReLU()
@@ -29,15 +36,27 @@ class MLP(nn.Module):
         return self.head(x)
 
 
+# The class centres are fixed by their own seed, so every batch (the
+# example's and those `wsc.export --data` draws) is the same task.
+_CENTRES = torch.randn(CLASSES, FEATURES, generator=torch.Generator().manual_seed(1234))
+
+
+def sample(generator: torch.Generator, batch_size: int):
+    """One batch of the task: (inputs [batch, 784] f32, labels [batch] i64)."""
+    labels = torch.randint(0, CLASSES, (batch_size,), generator=generator)
+    inputs = 0.5 * _CENTRES[labels] + torch.randn(batch_size, FEATURES, generator=generator)
+    return inputs, labels
+
+
 def build(batch_size: int = 256) -> Example:
     torch.manual_seed(0)
     model = MLP()
-    inputs = torch.randn(batch_size, 784)
-    labels = torch.randint(0, 10, (batch_size,), dtype=torch.int64)
+    inputs, labels = sample(torch.Generator().manual_seed(0), batch_size)
     return Example(
         model=model,
         loss_fn=nn.CrossEntropyLoss(),
         optimizer=torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9),
         inputs=inputs,
         targets=labels,
+        sample=sample,
     )

@@ -38,6 +38,11 @@ class Example:
     loss_fn: Any = None          # loss_fn(model_output, *targets) -> scalar tensor
     optimizer: Any = None        # torch.optim.SGD / Adam / AdamW over model.parameters()
     targets: Any = None          # tensor or tuple of tensors (labels)
+    # sample(generator, batch) -> (inputs, targets): a fresh batch of the
+    # example's task, used by --data for batches after the first. Without it
+    # later batches are random inputs with shuffled labels, which no model can
+    # learn, so an example that should visibly train supplies one.
+    sample: Any = None
 
 
 def export_training_step(model, loss_fn, optimizer, example_inputs, example_targets,
@@ -120,8 +125,9 @@ def _save_weights(example: Example, path: str) -> None:
 
 
 def _save_data(example: Example, path: str, batches: int) -> None:
-    """Batch 0 is the example; later batches are fresh random inputs with the
-    example's labels shuffled (so integer labels stay valid)."""
+    """Batch 0 is the example; later batches come from ``example.sample`` or,
+    without it, are fresh random inputs with the example's labels shuffled (so
+    integer labels stay valid)."""
     import torch
     from . import safetensors
 
@@ -129,17 +135,28 @@ def _save_data(example: Example, path: str, batches: int) -> None:
         return () if value is None else (value,) if isinstance(value, torch.Tensor) else tuple(value)
 
     generator = torch.Generator().manual_seed(1)
-    tensors = {}
-    for role, values in (("input", as_tuple(example.inputs)), ("label", as_tuple(example.targets))):
-        for i, value in enumerate(values):
-            stack = [value]
-            for _ in range(1, batches):
-                if value.is_floating_point():
-                    stack.append(torch.randn(value.shape, generator=generator))
-                else:
-                    perm = torch.randperm(value.shape[0], generator=generator)
-                    stack.append(value[perm])
-            tensors[f"{role}{i}"] = torch.stack(stack).detach().numpy()
+    roles = (("input", as_tuple(example.inputs)), ("label", as_tuple(example.targets)))
+    stacks = {f"{role}{i}": [value] for role, values in roles for i, value in enumerate(values)}
+    batch = next(iter(stacks.values()))[0].shape[0]
+    for _ in range(1, batches):
+        if example.sample is not None:
+            inputs, targets = example.sample(generator, batch)
+            fresh = (("input", as_tuple(inputs)), ("label", as_tuple(targets)))
+            for role, values in fresh:
+                for i, value in enumerate(values):
+                    name = f"{role}{i}"
+                    if name not in stacks or value.shape != stacks[name][0].shape:
+                        raise _CliError(f"Example.sample returned {name} of shape "
+                                        f"{tuple(value.shape)}, not like the example's")
+                    stacks[name].append(value)
+            continue
+        for name, stack in stacks.items():
+            value = stack[0]
+            if value.is_floating_point():
+                stack.append(torch.randn(value.shape, generator=generator))
+            else:
+                stack.append(value[torch.randperm(value.shape[0], generator=generator)])
+    tensors = {name: torch.stack(stack).detach().numpy() for name, stack in stacks.items()}
     safetensors.save(tensors, path)
 
 
@@ -156,12 +173,14 @@ def main(argv=None) -> int:
                         help="also write the model's initial weights and buffers (safetensors)")
     parser.add_argument("--data", metavar="PATH",
                         help="also write synthetic batches shaped like the example (safetensors)")
-    parser.add_argument("--batches", type=int, default=1, metavar="N",
+    parser.add_argument("--batches", type=int, metavar="N",
                         help="number of batches --data writes (default 1)")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.batches < 1:
+    if args.batches is not None and args.batches < 1:
         parser.error("--batches must be positive")
+    if args.batches is not None and not args.data:
+        parser.error("--batches says how many batches --data writes; pass --data PATH too")
     if args.batch is not None and args.batch < 1:
         parser.error("--batch must be positive")
     try:
@@ -179,7 +198,7 @@ def main(argv=None) -> int:
         if args.weights:
             _save_weights(example, args.weights)
         if args.data:
-            _save_data(example, args.data, args.batches)
+            _save_data(example, args.data, args.batches or 1)
         if args.output:
             with open(args.output, "w") as f:
                 f.write(text)

@@ -7,6 +7,7 @@ from typing import Dict, List, Optional, Sequence, Union
 import numpy as np
 import torch
 
+from . import _build_tree
 from .checkpoint import OptimizerLayout
 from .report import build_report
 
@@ -34,7 +35,7 @@ class Program:
 
     def __init__(self, model, exported: str, compiled: str, schedule: str,
                  masks=None, mask_schedule=None, seed: int = 0, optimizer=None):
-        from . import _runtime  # the native runtime binding, built by `make`
+        _runtime = _build_tree.import_runtime()
         self.mlir = ProgramIR(exported, compiled)
         self.schedule = json.loads(schedule)
         # Tied parameters live once in MemoryX, under their first key.

@@ -47,6 +47,7 @@ import numbers
 import numpy as np
 import torch
 
+from . import _build_tree
 from .sparse import Masks, ParamFilter, _owned_parameters, default_filter
 
 
@@ -67,7 +68,7 @@ def _int(arg, value):
 def _native(**config):
     """The C++ schedule (wsc._runtime.MaskSchedule); checks the values' ranges
     and relations, raising ValueError naming the argument."""
-    from . import _runtime  # the native runtime binding, built by `make`
+    _runtime = _build_tree.import_runtime()
     return _runtime.MaskSchedule(**config)
 
 

@@ -290,6 +290,17 @@ std::string timingLine(const StepTiming &t) {
          vtsNote(t) + sparseNote(t);
 }
 
+/// How to read the step lines' time columns (printed under the summary).
+std::string columnsNote(const StepTiming &t) {
+  if (t.pipeline)
+    return "reading the steps: fill = the first sample's trip through every layer; interval = "
+           "the slowest layer's time per sample; compute = the slowest layer's busy time; "
+           "bubble = the rest (fill, drain, waits); time = compute + bubble (docs/Runtime.md)";
+  return "reading the steps: compute = the wafer busy computing; stream = the MemoryX link busy "
+         "sending weights (overlapped with compute); stall = compute waiting for a stream to "
+         "arrive; time = compute + stall (docs/Runtime.md)";
+}
+
 /// "  bottleneck NAME" for a layer-pipelined step, else nothing.
 std::string bottleneckNote(const StepTiming &t) {
   return t.pipeline ? "  bottleneck " + t.pipeline->bottleneck : std::string();
@@ -305,10 +316,13 @@ int stateWords(const OptimizerSpec &o) {
 /// kernel's layout on the wafer.
 void printProgram(const Schedule &s) {
   const std::vector<BatchShard> shards = shardBatch(s.globalBatch, s.systems);
+  // An inference run keeps only the weights: no gradients, no optimizer state.
+  const bool training = s.isTraining();
   double params = 0, memx = 0;
   for (const ParamSpec &p : s.params) {
     params += static_cast<double>(numElements(p.shape));
-    memx += static_cast<double>(numElements(p.shape)) * 4.0 * stateWords(p.optimizer);
+    memx += static_cast<double>(numElements(p.shape)) * 4.0 *
+            (training ? stateWords(p.optimizer) : 1);
   }
   const bool lp = s.isLayerPipelined();
   if (lp)
@@ -322,10 +336,11 @@ void printProgram(const Schedule &s) {
                 static_cast<long long>(s.globalBatch), static_cast<long long>(shards[0].size),
                 dtypeName(s.streamDType), dtypeName(s.gradientDType));
   std::printf("wafer %lldx%lld PEs, %s SRAM/PE; %s holds %.0f parameters in %s "
-              "(%sweights, gradients, optimizer state)%s\n",
+              "(%sweights%s)%s\n",
               static_cast<long long>(s.target.gridX), static_cast<long long>(s.target.gridY),
               fmtBytes(static_cast<double>(s.target.sramPerPe)).c_str(),
               lp ? "the wafer" : "MemoryX", params, fmtBytes(memx).c_str(), lp ? "FP32 " : "",
+              training ? ", gradients, optimizer state" : "",
               lp ? " in their layers' regions" : "");
   for (const Step &st : s.steps) {
     if (st.kind != StepKind::Kernel)
@@ -428,6 +443,20 @@ void writeWeightsAtomically(const std::string &path, const Session &session) {
                    {{"producer", "wsc-run"}, {"steps", std::to_string(session.stepsRun())}});
   if (std::rename(partial.c_str(), path.c_str()) != 0)
     fail(path, ": cannot write: ", std::strerror(errno));
+}
+
+/// Where the files went and how to open them: a first run should not have
+/// to guess.
+void printWhereFilesWent(const Options &o) {
+  if (!o.trace.empty())
+    std::printf("trace: %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+                o.trace.c_str());
+  if (!o.report.empty())
+    std::printf("report: %s (JSON, docs/Runtime.md)\n", o.report.c_str());
+  if (!o.saveWeights.empty())
+    std::printf("weights: %s (safetensors)\n", o.saveWeights.c_str());
+  if (!o.outputs.empty())
+    std::printf("outputs: %s (safetensors)\n", o.outputs.c_str());
 }
 
 int run(const Options &o, MpiJob *job) {
@@ -570,6 +599,7 @@ int run(const Options &o, MpiJob *job) {
                   fmtTime(t.timeS).c_str(), t.timeS > 0 ? s.globalBatch / t.timeS : 0.0,
                   fmtBytes(t.peakSramPerPeBytes).c_str(), bottleneckNote(t).c_str(),
                   fmtTime(wall).c_str());
+      std::printf("%s\n", columnsNote(t).c_str());
       report["summary"] = {{"steps", ran},           {"final_loss", finalLoss},
                            {"mean_loss", lossSum / ran}, {"step_time_s", t.timeS},
                            {"wall_s", wall}};
@@ -613,6 +643,7 @@ int run(const Options &o, MpiJob *job) {
     writeWeightsAtomically(o.saveWeights, session);
   if (!o.report.empty())
     writeJson(o.report, report);
+  printWhereFilesWent(o);
   return 0;
 }
 
