@@ -366,6 +366,10 @@ struct ImportTorchMlirPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (minParamElements < 1) {
+      module.emitError("min-param-elements must be >= 1, got ") << int64_t(minParamElements);
+      return signalPassFailure();
+    }
     SymbolTable symbols(module);
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || hasWscAttributes(func))

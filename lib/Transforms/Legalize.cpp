@@ -2,6 +2,8 @@
 
 #include "wsc/Transforms/Passes.h"
 
+#include "wsc/Analysis/TensorSizes.h"
+
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -51,6 +53,9 @@ bool isRuntimeCheck(cf::AssertOp assert) {
 
 struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
   void runOnOperation() override {
+    // Before any pass multiplies a size: dims of 2^62 must not wrap.
+    if (failed(mlir::wsc::checkTensorSizes(getOperation())))
+      return signalPassFailure();
     RewritePatternSet padAmounts(&getContext());
     padAmounts.add<FoldConstantPadAmounts>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(padAmounts))))

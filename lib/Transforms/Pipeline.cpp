@@ -6,6 +6,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::wsc;
 
@@ -50,12 +54,37 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createCanonicalizerPass());
 }
 
+/// The numeric options' ranges, checked before any pass runs: `systems=0`
+/// used to mean "keep the module's" (1), and `time-limit=nan` or
+/// `min-param-elements=-5` were taken as given.
+static LogicalResult checkPipelineOptions(const PipelineOptions &options,
+                                          function_ref<LogicalResult(const Twine &)> error) {
+  if (options.systems < 1)
+    return error("wsc-pipeline: systems must be >= 1, got " + Twine(int64_t(options.systems)));
+  double seconds = options.timeLimit;
+  if (!std::isfinite(seconds) || seconds <= 0)
+    return error("wsc-pipeline: time-limit must be a finite number of seconds > 0, got " +
+                 llvm::formatv("{0}", seconds).str());
+  if (options.minParamElements < 1)
+    return error("wsc-pipeline: min-param-elements must be >= 1, got " +
+                 Twine(int64_t(options.minParamElements)));
+  return success();
+}
+
 void mlir::wsc::registerPipelines() {
   registerWSCPasses();
-  PassPipelineRegistration<PipelineOptions>(
+  // PassPipelineRegistration, with the options' ranges checked.
+  registerPassPipeline(
       "wsc-pipeline",
       "Compile an exported training step or inference pass (or an outside "
       "exporter's linalg inference function: torch-mlir, JAX, IREE) for a "
       "weight-streaming cluster",
-      buildPipeline);
+      [](OpPassManager &pm, StringRef text, function_ref<LogicalResult(const Twine &)> error) {
+        PipelineOptions options;
+        if (failed(options.parseFromString(text)) || failed(checkPipelineOptions(options, error)))
+          return failure();
+        buildPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> handler) { handler(PipelineOptions()); });
 }

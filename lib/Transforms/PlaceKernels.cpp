@@ -189,8 +189,8 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
     ModuleOp module = getOperation();
     if (!isLayerPipelined(module))
       return;
-    if (timeLimit <= 0) {
-      module.emitError("time-limit must be positive, got ") << timeLimit;
+    if (!(timeLimit > 0) || !std::isfinite(timeLimit)) { // nan and inf too
+      module.emitError("time-limit must be a finite number of seconds > 0, got ") << timeLimit;
       return signalPassFailure();
     }
     auto funcs = module.getOps<func::FuncOp>();

@@ -8,7 +8,7 @@
 // RUN: wsc-opt %S/../Translate/Inputs/vts-token-mlp.mlir --wsc-pipeline="mode=layer_pipelined vts=on target=tiny expected-valid-fraction=0.25" 2>/dev/null | FileCheck %s --check-prefix=VTS
 // RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target=target=tiny --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined --wsc-place-kernels=expected-valid-fraction=2 2>&1 | FileCheck %s --check-prefix=FRACTION
 
-// LIMIT: error: time-limit must be positive, got 0.000000e+00
+// LIMIT: error: time-limit must be a finite number of seconds > 0, got 0.000000e+00
 // FRACTION: error: expected-valid-fraction must be in (0, 1], got 2.000000e+00
 
 // Variable tensor shape: a ragged layer is placed for the expected sample
