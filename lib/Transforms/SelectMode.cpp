@@ -4,6 +4,8 @@
 #include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
 
+#include "StepContract.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -69,7 +71,7 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
     }
     func::FuncOp func = *funcs.begin();
     FailureOr<BatchDims> dims = BatchDims::compute(func);
-    if (failed(dims))
+    if (failed(dims) || failed(checkStepContract(func, *dims, target.getSystems())))
       return signalPassFailure();
     ::wsc::model::TargetSpec spec = toTargetSpec(target);
 

@@ -11,6 +11,8 @@
 #include "ParseRules.h"
 #include "StepParser.h"
 
+#include "wsc/Support/Limits.h"
+
 #include <algorithm>
 #include <climits>
 #include <initializer_list>
@@ -430,7 +432,7 @@ void FileParser::parseInputs(const JsonReader &ins) {
     if (auto nc = in.optional(key::input::kNumClasses)) {
       if (storageOf(spec.dtype) != Storage::I64)
         nc->error("num_classes needs integer labels, not ", dtypeName(spec.dtype));
-      spec.numClasses = nc->asIntIn(1, int64_t(1) << 40);
+      spec.numClasses = nc->asIntIn(1, kMaxNumClasses);
     }
     if (auto ignore = in.optional(key::input::kIgnoreIndex)) {
       if (!spec.numClasses)

@@ -1,0 +1,25 @@
+//===- StepContract.h - what the runtime requires of a step, checked early ===//
+//
+// The runtime refuses schedules whose step breaks its contract: fewer
+// samples than systems, a label's num_classes out of range, an output
+// indexed by a reduction loop, gradients without a loss. wsc-select-mode
+// checks the same rules on the exported function, so the error comes from
+// wsc-opt at the argument or op at fault instead of from wsc-run.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WSC_TRANSFORMS_STEPCONTRACT_H
+#define WSC_TRANSFORMS_STEPCONTRACT_H
+
+#include "wsc/Analysis/BatchDims.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::wsc {
+
+/// Emits a located error for the first rule `func` breaks on `systems`
+/// systems, and fails.
+LogicalResult checkStepContract(func::FuncOp func, const BatchDims &dims, int64_t systems);
+
+} // namespace mlir::wsc
+
+#endif // WSC_TRANSFORMS_STEPCONTRACT_H
