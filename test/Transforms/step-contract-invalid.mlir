@@ -41,6 +41,14 @@ func.func @output_over_reduction(%x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (
 
 // -----
 
+// A batch of 0 samples.
+// expected-error @+1 {{input 0 (argument #0) must be a tensor with a static, non-empty dim 0 (the batch)}}
+func.func @batch0(%x: tensor<0x3xf32> {wsc.input = 0 : i64}) -> (tensor<0x3xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<0x3xf32>
+}
+
+// -----
+
 // Within the rules: no error, only the mode remark.
 // expected-remark @+1 {{mode layer_pipelined (auto)}}
 module {
