@@ -2,6 +2,8 @@
 
 #include "wsc/Runtime/ParamStore.h"
 
+#include "wsc/Runtime/NonFinite.h"
+
 #include "wsc/Support/Error.h"
 
 #include <algorithm>
@@ -167,12 +169,23 @@ double ParamStore::density(int p) const {
   return double(active_[p].size()) / double(mask.numel());
 }
 
+void ParamStore::requireFiniteGradient(int p, const float *g, int64_t n) const {
+  if (allowNonFinite_)
+    return;
+  if (std::optional<NonFiniteValues> bad = findNonFinite(g, n))
+    throw NonFiniteError("the gradient of parameter '" + params_.at(p).name + "' has " +
+                         describeNonFinite(*bad) +
+                         "; training stops here (wsc-run --allow-nonfinite, or "
+                         "allow_nonfinite in Python, goes on)");
+}
+
 void ParamStore::applyGradient(int p, const Tensor &g) {
   const ParamSpec &spec = params_.at(p);
   requireWeights(p);
   if (g.shape() != spec.shape || g.storage() != Storage::F32)
     fail("gradient of '", spec.name, "' has shape ", shapeToString(g.shape()), ", expected ",
          shapeToString(spec.shape));
+  requireFiniteGradient(p, g.data<float>(), g.numel());
   keepRequested(p, g, /*packed=*/false);
   clearRequest(p);
   if (!masks_[p].defined()) {
@@ -203,6 +216,7 @@ void ParamStore::applyMaskGradient(int p, const Tensor &packed) {
     fail("mask-order gradient of '", spec.name, "' has shape ", shapeToString(packed.shape()),
          ", expected [", at.size(), "] (one value per ",
          hasGradientRequest(p) ? "requested entry" : "active weight", ")");
+  requireFiniteGradient(p, packed.data<float>(), packed.numel());
   const std::vector<int64_t> &active = active_[p];
   std::vector<float> picked;
   const float *g = packed.data<float>();

@@ -5,10 +5,12 @@
 #include "Execution.h"
 #include "ExecutionVts.h"
 
+#include "wsc/Runtime/NonFinite.h"
 #include "wsc/Runtime/Random.h"
 #include "wsc/Support/Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace wsc::rt {
@@ -53,6 +55,8 @@ Session::Session(Schedule schedule, std::unique_ptr<SwarmX> swarmX)
 Session::~Session() = default;
 
 const ParamStore &Session::parameters() const { return execution_->parameters(); }
+
+void Session::setAllowNonFinite(bool allow) { execution_->parameters().setAllowNonFinite(allow); }
 
 bool Session::hostsMemoryX() const {
   SwarmX *swarmX = execution_->swarmX();
@@ -314,7 +318,16 @@ double Session::step(const std::vector<Tensor> &inputs) {
   // Micro-batches' losses add up like their gradients: each is its
   // samples' share of the batch's loss.
   double loss = 0;
-  run(inputs, [&] { loss += execution_->loss(schedule_.outputs[0].value); });
+  try {
+    run(inputs, [&] { loss += execution_->loss(schedule_.outputs[0].value); });
+  } catch (const NonFiniteError &e) {
+    throw NonFiniteError("step " + std::to_string(stepsRun_) + ": " + e.what());
+  }
+  if (!std::isfinite(loss) && !allowNonFinite())
+    throw NonFiniteError("step " + std::to_string(stepsRun_) + ": the loss is " +
+                         (std::isnan(loss) ? "nan" : loss > 0 ? "inf" : "-inf") +
+                         "; training stops here (wsc-run --allow-nonfinite, or "
+                         "allow_nonfinite in Python, goes on)");
   report_.loss = loss;
   report_.timing = execution_->simulateStep(vts_.get());
   clearSystems();

@@ -2,6 +2,7 @@
 import collections
 import dataclasses
 import json
+import warnings
 from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -46,6 +47,10 @@ class Program:
         self._session.seed = seed
         # Parameters and float buffers as f32; int64 and bool buffers as they are.
         arrays = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+        for name, a in arrays.items():
+            if a.dtype.kind == "f" and not np.isfinite(a).all():
+                warnings.warn(f"wsc: weight '{name}' has {int((~np.isfinite(a)).sum())} "
+                              "non-finite values (NaN or Inf)", RuntimeWarning, stacklevel=3)
         self._session.load_weights({k: a.astype(np.float32) if a.dtype.kind == "f" else a
                                     for k, a in arrays.items()})
         # Masks by the schedule's names (a mask schedule's by the model's).
@@ -93,6 +98,19 @@ class Program:
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
             raise ValueError(f"system_threads must be an int >= 1, got {threads!r}")
         self._session.system_threads = threads
+
+    @property
+    def allow_nonfinite(self) -> bool:
+        """False (the default): a step whose loss or a gradient becomes NaN or
+        Inf raises ValueError naming the step and the parameter, before the
+        update. True: training goes on through them (wsc-run --allow-nonfinite)."""
+        return self._session.allow_nonfinite
+
+    @allow_nonfinite.setter
+    def allow_nonfinite(self, allow: bool) -> None:
+        if not isinstance(allow, bool):
+            raise ValueError(f"allow_nonfinite must be a bool, got {allow!r}")
+        self._session.allow_nonfinite = allow
 
     def step(self, inputs: Tensors, targets: Tensors) -> float:
         """One training step on the emulator; returns the loss. With a mask

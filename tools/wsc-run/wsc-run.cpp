@@ -19,6 +19,7 @@
 #include "wsc/Runtime/BatchFile.h"
 #include "wsc/Runtime/MpiJob.h"
 #include "wsc/Runtime/Checkpoint.h"
+#include "wsc/Runtime/NonFinite.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Report.h"
 #include "wsc/Support/SafeTensors.h"
@@ -56,7 +57,7 @@ const char *kUsage =
     "               [--inputs IN.safetensors [--outputs OUT.safetensors]]\n"
     "               [--trace TRACE.json] [--save-weights OUT.safetensors]\n"
     "               [--report REPORT.json] [--threads N] [--system-threads N]\n"
-    "               [--seed S] [--quiet] [--rank-timeout S]\n"
+    "               [--seed S] [--quiet] [--rank-timeout S] [--allow-nonfinite]\n"
     "       wsc-run SCHEDULE.json --model-only [--steps N] [--report REPORT.json]\n"
     "\n"
     "Runs a wsc schedule (wsc-translate --wsc-to-schedule) on the emulated\n"
@@ -88,6 +89,9 @@ const char *kUsage =
     "  --seed           seed of the random inputs (dropout masks; default 0):\n"
     "                   step t's draws depend on (seed, t) alone\n"
     "  --quiet          no per-step lines, only the summary\n"
+    "  --allow-nonfinite  train on through NaN or Inf (by default the first\n"
+    "                   non-finite loss or gradient stops the run, naming the\n"
+    "                   step and the parameter)\n"
     "  --model-only     timing model only: no weights, data or numerics (for\n"
     "                   shapes-only compiles of models too large to run)\n";
 
@@ -103,6 +107,7 @@ struct Options {
   uint64_t seed = 0;
   bool quiet = false;
   bool modelOnly = false;
+  bool allowNonFinite = false;
   CheckpointOptions checkpoint;
 };
 
@@ -137,6 +142,10 @@ Options parseArgs(int argc, char **argv) {
     }
     if (arg == "--quiet") {
       o.quiet = true;
+      continue;
+    }
+    if (arg == "--allow-nonfinite") {
+      o.allowNonFinite = true;
       continue;
     }
     if (arg.size() > 1 && arg[0] == '-') {
@@ -489,6 +498,7 @@ int run(const Options &o, MpiJob *job) {
   std::unique_ptr<SwarmX> swarmX = job ? job->makeSwarmX(schedule.systems) : nullptr;
   Session session(std::move(schedule), std::move(swarmX));
   session.setSeed(o.seed);
+  session.setAllowNonFinite(o.allowNonFinite);
   setThreads(o, session, job);
   const Schedule &s = session.schedule();
 
@@ -507,6 +517,9 @@ int run(const Options &o, MpiJob *job) {
       fail(o.weights, ": ", what, " '", p.name, "' has dtype ", it->second.fileDType,
            ", expected ", fileDTypeFor(p.dtype));
     weights[p.name] = it->second.tensor.withDType(p.dtype);
+    if (std::optional<NonFiniteValues> bad = findNonFinite(weights[p.name]))
+      std::cerr << "wsc-run: warning: " << o.weights << ": " << what << " '" << p.name
+                << "' has " << describeNonFinite(*bad) << "\n";
   }
   if (session.hostsMemoryX())
     withFile(o.weights, [&] { session.loadWeights(weights); });

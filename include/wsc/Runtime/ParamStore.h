@@ -36,6 +36,11 @@ public:
   const ParamSpec &param(int p) const { return params_.at(p); }
   int paramIndex(const std::string &name) const;
 
+  /// Whether a gradient with NaN or Inf is applied (true) or stops the
+  /// update with a NonFiniteError naming the parameter (false, the default).
+  void setAllowNonFinite(bool allow) { allowNonFinite_ = allow; }
+  bool allowNonFinite() const { return allowNonFinite_; }
+
   /// Sets the weights of parameter `p` (copied) and resets its optimizer
   /// state; for a buffer, its value (a buffer update replaces it this way).
   /// Throws if the shape or dtype differ from the parameter's.
@@ -113,6 +118,8 @@ protected:
   virtual void changed(int /*p*/, Change /*what*/) {}
 
 private:
+  /// Throws NonFiniteError unless allowed when `g` (n floats) has NaN or Inf.
+  void requireFiniteGradient(int p, const float *g, int64_t n) const;
   /// The weights of `p`, unshared (copy on write).
   float *ownWeights(int p);
   /// The union of `p`'s active weights and its request's entries.
@@ -124,6 +131,7 @@ private:
   void clearRequest(int p);
 
   std::vector<ParamSpec> params_;
+  bool allowNonFinite_ = false;
   std::vector<Tensor> weights_;
   std::vector<ParamOptimizer> optimizers_;
   std::vector<Tensor> masks_;

@@ -121,6 +121,11 @@ public:
   /// from (seed, step number, input) alone (Random.h). Default 0.
   void setSeed(uint64_t seed) { seed_ = seed; }
   uint64_t seed() const { return seed_; }
+  /// By default a step stops with a NonFiniteError naming the step and the
+  /// parameter when a gradient or the loss is NaN or Inf (NonFinite.h);
+  /// allowed, training goes on through them.
+  void setAllowNonFinite(bool allow);
+  bool allowNonFinite() const { return parameters().allowNonFinite(); }
   /// The whole-batch uniform draw of random input `index`
   /// (schedule().randoms) at step `step`: what the systems' shards are cut
   /// from, so a test can hand PyTorch the same dropout masks.

@@ -296,6 +296,9 @@ PYBIND11_MODULE(_runtime, m) {
       .def_property("seed", &Session::seed, &Session::setSeed,
                     "Seed of the random inputs (dropout masks): each step draws from "
                     "(seed, step, input) alone.")
+      .def_property("allow_nonfinite", &Session::allowNonFinite, &Session::setAllowNonFinite,
+                    "False (default): a step whose loss or a gradient is NaN or Inf raises "
+                    "ValueError naming the step and the parameter. True: it trains on.")
       .def_property("system_threads", &Session::systemThreads, &Session::setSystemThreads,
                     "Threads the systems run on, each system on one at a time (1: one after "
                     "another); the results are the same bit for bit.")
