@@ -133,7 +133,8 @@ def run_with_kills(command, cwd, directory, save, startup_s, step_s, rng):
     """Starts, kills and resumes the run until it finishes; returns the kills
     as (checkpoints before, after) the killed run. A third of the kills land
     at a random instant of the startup (reading and restoring the
-    checkpoint); the others at a random instant of the step (or checkpoint
+    checkpoint), and all of them once only that can still give MIN_KILLS
+    kills; the others at a random instant of the step (or checkpoint
     write) after the one the run has just finished, so that every run gets
     about one step done and the kills spread over the whole run."""
     kills = []
@@ -143,8 +144,12 @@ def run_with_kills(command, cwd, directory, save, startup_s, step_s, rng):
         proc = subprocess.Popen(command + ["--checkpoint-dir", directory, "--save-weights", save]
                                 + resume, cwd=cwd, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
-        if rng.random() < 1 / 3:
-            delay = rng.uniform(0, startup_s)
+        # On a loaded machine a run may get several steps done before its
+        # kill lands: once the steps left could not give MIN_KILLS, every
+        # kill lands in the startup, before the run can finish a step.
+        short = MIN_KILLS - len(kills) >= STEPS - before
+        if short or rng.random() < 1 / 3:
+            delay = rng.uniform(0, startup_s / 2 if short else startup_s)
         else:
             wait_for_progress(proc, cwd / directory, before, time.monotonic() + 60)
             delay = rng.uniform(0, step_s)
