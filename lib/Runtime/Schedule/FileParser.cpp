@@ -14,6 +14,7 @@
 #include "wsc/Support/Limits.h"
 
 #include <algorithm>
+#include <cmath>
 #include <climits>
 #include <initializer_list>
 #include <limits>
@@ -318,7 +319,9 @@ OptimizerSpec FileParser::parseOptimizer(const JsonReader &o) {
   if (kind == OptimizerKind::SGD) {
     opt.kind = *kind;
     opt.momentum = nonNegative(o.at(key::optimizer::kMomentum));
-    opt.dampening = o.at(key::optimizer::kDampening).asNumber();
+    JsonReader dampening = o.at(key::optimizer::kDampening);
+    opt.dampening = dampening.asNumber();
+    atMostMaxFigure(dampening, std::fabs(opt.dampening));
     JsonReader nest = o.at(key::optimizer::kNesterov);
     opt.nesterov = nest.asBool();
     if (opt.nesterov && (opt.momentum <= 0 || opt.dampening != 0))

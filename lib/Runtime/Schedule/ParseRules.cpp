@@ -10,13 +10,19 @@ double positive(const JsonReader &j) {
   double d = j.asNumber();
   if (!(d > 0))
     j.error("must be positive, got ", d);
-  return d;
+  return atMostMaxFigure(j, d);
 }
 
 double nonNegative(const JsonReader &j) {
   double d = j.asNumber();
   if (d < 0)
     j.error("must not be negative, got ", d);
+  return atMostMaxFigure(j, d);
+}
+
+double atMostMaxFigure(const JsonReader &j, double d) {
+  if (d > kMaxFigure)
+    j.error("must be at most ", kMaxFigure, " (the schedule format's bound on a figure), got ", d);
   return d;
 }
 

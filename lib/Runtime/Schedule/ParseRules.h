@@ -19,8 +19,19 @@ namespace wsc::rt::schedule_parser {
 
 namespace key = ::wsc::schedule::key;
 
+/// The largest figure a schedule may carry (bytes, cycles, FLOPs, words,
+/// rates, hyperparameters): far above any real one (an exabyte, 37 years of
+/// cycles at 850 MHz), and low enough that the timing model's sums and
+/// products of figures stay finite and meaningful. `lp.memory_words=1e30`
+/// or `cost.pes=1e300` are errors naming their JSON path.
+inline constexpr double kMaxFigure = 1e18;
+
+/// A finite number in (0, kMaxFigure].
 double positive(const JsonReader &j);
+/// A finite number in [0, kMaxFigure].
 double nonNegative(const JsonReader &j);
+/// `d` (read from `j`) if at most kMaxFigure, else an error at `j`.
+double atMostMaxFigure(const JsonReader &j, double d);
 /// A number in (0, 1]; `what` names it in the message.
 double fraction(const JsonReader &j, const char *what);
 std::vector<int64_t> intList(const JsonReader &j);

@@ -308,7 +308,11 @@ void StepParser::parseKernel(const JsonReader &j, Step &st) {
   cost.requireObject();
   st.cost.flops = nonNegative(cost.at(key::cost::kFlops));
   st.cost.cycles = nonNegative(cost.at(key::cost::kCycles));
-  st.cost.pes = nonNegative(cost.at(key::cost::kPes));
+  JsonReader pes = cost.at(key::cost::kPes);
+  st.cost.pes = nonNegative(pes);
+  if (st.cost.pes > double(s_.target.gridX) * double(s_.target.gridY))
+    pes.error("a kernel runs on at most the wafer's ", s_.target.gridX * s_.target.gridY,
+              " PEs, got ", st.cost.pes);
   if (auto density = cost.optional(key::cost::kDensity))
     st.cost.density = fraction(*density, key::cost::kDensity);
 
@@ -361,8 +365,13 @@ LpKernelModel StepParser::parseLpModel(const JsonReader &j) {
   m.kind = kind.asString();
   if (m.kind.empty())
     kind.error("empty kernel kind");
-  m.formal = intList(j.at(key::lp::kFormal));
-  m.exec = intList(j.at(key::lp::kExec));
+  // Kernel-model arguments (dims, PE counts): bounded like shapes.
+  for (auto [key, list] : {std::pair{key::lp::kFormal, &m.formal}, {key::lp::kExec, &m.exec}}) {
+    JsonReader args = j.at(key);
+    args.requireArray();
+    for (size_t i = 0; i < args.size(); ++i)
+      list->push_back(args[i].asIntIn(0, int64_t(1) << 40));
+  }
   m.cyclesPerSample = positive(j.at(key::lp::kCyclesPerSample));
   m.memoryWords = nonNegative(j.at(key::lp::kMemoryWords));
   return m;
