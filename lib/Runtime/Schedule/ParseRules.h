@@ -20,11 +20,12 @@ namespace wsc::rt::schedule_parser {
 namespace key = ::wsc::schedule::key;
 
 /// The largest figure a schedule may carry (bytes, cycles, FLOPs, words,
-/// rates, hyperparameters): far above any real one (an exabyte, 37 years of
-/// cycles at 850 MHz), and low enough that the timing model's sums and
-/// products of figures stay finite and meaningful. `lp.memory_words=1e30`
-/// or `cost.pes=1e300` are errors naming their JSON path.
-inline constexpr double kMaxFigure = 1e18;
+/// rates, hyperparameters): far above any real one (GPT-3 175B's whole
+/// training step is about 3e18 FLOPs; 1e21 bytes is a zettabyte), and low
+/// enough that the timing model's sums and products of figures stay finite
+/// and meaningful. `lp.memory_words=1e30` or `cost.pes=1e300` are errors
+/// naming their JSON path.
+inline constexpr double kMaxFigure = 1e21;
 
 /// A finite number in (0, kMaxFigure].
 double positive(const JsonReader &j);
