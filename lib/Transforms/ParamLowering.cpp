@@ -117,7 +117,7 @@ LogicalResult mlir::wsc::lowerParamArgs(ModuleOp module, func::FuncOp func,
                      StringRef name) -> FailureOr<Operation *> {
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-      return func.emitError("parameter '")
+      return emitError(arg.getLoc(), "parameter '")
              << name << "' must be a static f32 tensor, got " << arg.getType();
     OptimizerAttr optimizer = inferenceOptimizer(module.getContext());
     if (training) {

@@ -28,6 +28,22 @@ LogicalResult checkNumClasses(func::FuncOp func) {
   return success();
 }
 
+/// MemoryX keeps FP32 weights: an integer or dynamic parameter is refused
+/// at its argument, before any pass builds on it.
+LogicalResult checkParams(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), WSCDialect::getParamAttrName());
+    if (!name)
+      continue;
+    auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return emitError(arg.getLoc())
+             << "parameter '" << name.getValue() << "' must be a static f32 tensor, got "
+             << arg.getType();
+  }
+  return success();
+}
+
 LogicalResult checkSystems(func::FuncOp func, const BatchDims &dims, int64_t systems) {
   const int64_t batch = dims.getGlobalBatch();
   if (batch == 0 || batch >= systems)
@@ -82,7 +98,8 @@ LogicalResult checkOutputMaps(func::FuncOp func) {
 
 LogicalResult mlir::wsc::checkStepContract(func::FuncOp func, const BatchDims &dims,
                                            int64_t systems) {
-  if (failed(checkNumClasses(func)) || failed(checkLoss(func)) || failed(checkOutputMaps(func)))
+  if (failed(checkParams(func)) || failed(checkNumClasses(func)) || failed(checkLoss(func)) ||
+      failed(checkOutputMaps(func)))
     return failure();
   return checkSystems(func, dims, systems);
 }

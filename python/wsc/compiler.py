@@ -90,6 +90,25 @@ def _vts_option(vts) -> str:
     raise ValueError(f"vts must be True, False or 'auto', got {vts!r}")
 
 
+def _check_batches(inputs, targets) -> None:
+    """Every example input and target holds the batch in dim 0: the smallest
+    dim 0 is the batch and the others are multiples of it (labels flattened
+    with a sequence). A mismatch is named here, as the compiler would
+    (BatchDims), rather than by the op that first trips on it while tracing."""
+    named = [(f"example_inputs[{i}]", t) for i, t in enumerate(inputs)] + \
+            [(f"example_targets[{i}]", t) for i, t in enumerate(targets)]
+    for name, t in named:
+        if t.dim() == 0:
+            raise ValueError(f"{name} is a scalar; dim 0 of every example input and target "
+                             "is the batch")
+    batch_name, batch = min(((n, t.shape[0]) for n, t in named), key=lambda e: e[1])
+    for name, t in named:
+        if batch and t.shape[0] % batch:
+            raise ValueError(f"{name} has {t.shape[0]} rows in dim 0, not a multiple of the "
+                             f"batch {batch} ({batch_name}'s dim 0): dim 0 of every example "
+                             "input and target is the batch")
+
+
 def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str = "f16",
                     target: str = "cs2", time_limit: float = 60.0,
                     vts: Union[bool, str] = "auto", valid_fraction: Optional[float] = None,
@@ -218,6 +237,7 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                              mask_schedule.planned_density if mask_schedule else None)
     inputs = as_tensors(example_inputs, "example_inputs")
     targets = as_tensors(example_targets, "example_targets")
+    _check_batches(inputs, targets)
     if inputs[0].shape[0] < systems:
         raise ValueError(f"batch {inputs[0].shape[0]} is smaller than systems={systems}")
     exported = export.export_training_step(model, loss_fn, optimizer, inputs, targets, described)
