@@ -2,6 +2,8 @@
 
 #include "wsc/Transforms/Passes.h"
 
+#include "wsc/Support/Limits.h"
+
 namespace mlir::wsc {
 #define GEN_PASS_DEF_WSCATTACHTARGET
 #include "wsc/Transforms/Passes.h.inc"
@@ -47,8 +49,9 @@ struct AttachTargetPass : public mlir::wsc::impl::WSCAttachTargetBase<AttachTarg
           << kMaxGridSide << "], got '" << grid << "'";
       return signalPassFailure();
     }
-    if (systems < 0) {
-      module.emitError("systems must be positive, got ") << int64_t(systems);
+    if (systems < 0 || systems > ::wsc::kMaxSystems) {
+      module.emitError("systems must be in [1, 2^20] (0: keep the module's), got ")
+          << int64_t(systems);
       return signalPassFailure();
     }
     StreamDType weights = streamDType.hasValue() ? StreamDType(streamDType) : t.getWeightDtype();

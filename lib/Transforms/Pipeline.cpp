@@ -2,6 +2,8 @@
 
 #include "wsc/Transforms/Passes.h"
 
+#include "wsc/Support/Limits.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -59,8 +61,9 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
 /// `min-param-elements=-5` were taken as given.
 static LogicalResult checkPipelineOptions(const PipelineOptions &options,
                                           function_ref<LogicalResult(const Twine &)> error) {
-  if (options.systems < 1)
-    return error("wsc-pipeline: systems must be >= 1, got " + Twine(int64_t(options.systems)));
+  if (options.systems < 1 || options.systems > ::wsc::kMaxSystems)
+    return error("wsc-pipeline: systems must be in [1, 2^20], got " +
+                 Twine(int64_t(options.systems)));
   double seconds = options.timeLimit;
   if (!std::isfinite(seconds) || seconds <= 0)
     return error("wsc-pipeline: time-limit must be a finite number of seconds > 0, got " +

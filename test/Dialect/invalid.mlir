@@ -1,11 +1,16 @@
 // RUN: wsc-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{wafer grid must be positive, got 0x4}}
+// expected-error @+1 {{wafer grid sides must be in [1, 2^30], got 0x4}}
 module attributes {wsc.target = #wsc.target<grid_x = 0, grid_y = 4>} {}
 
 // -----
 
-// expected-error @+1 {{sram_per_pe must be positive, got -1}}
+// expected-error @+1 {{wafer grid sides must be in [1, 2^30], got 4x4611686018427387904}}
+module attributes {wsc.target = #wsc.target<grid_x = 4, grid_y = 4611686018427387904>} {}
+
+// -----
+
+// expected-error @+1 {{sram_per_pe must be in [1, 2^40], got -1}}
 module attributes {wsc.target = #wsc.target<sram_per_pe = -1>} {}
 
 // -----
@@ -15,8 +20,14 @@ module attributes {wsc.target = #wsc.target<fmacs_per_pe = 0>} {}
 
 // -----
 
-// expected-error @+1 {{systems must be positive, got 0}}
+// expected-error @+1 {{systems must be in [1, 2^20], got 0}}
 module attributes {wsc.target = #wsc.target<systems = 0>} {}
+
+// -----
+
+// The runtime's bound (wsc/Support/Limits.h): refused here, not by wsc-run.
+// expected-error @+1 {{systems must be in [1, 2^20], got 1048577}}
+module attributes {wsc.target = #wsc.target<systems = 1048577>} {}
 
 // -----
 
@@ -25,8 +36,13 @@ module attributes {wsc.target = #wsc.target<swarmx_fanout = 1>} {}
 
 // -----
 
-// expected-error @+1 {{clock_hz, io_bandwidth, memx_capacity and memx_flops must be positive}}
+// expected-error @+1 {{clock_hz, io_bandwidth, memx_capacity and memx_flops must be finite and positive}}
 module attributes {wsc.target = #wsc.target<io_bandwidth = 0.0>} {}
+
+// -----
+
+// expected-error @+1 {{clock_hz, io_bandwidth, memx_capacity and memx_flops must be finite and positive}}
+module attributes {wsc.target = #wsc.target<clock_hz = 0x7FF0000000000000>} {}
 
 // -----
 

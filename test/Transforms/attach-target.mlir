@@ -19,4 +19,4 @@
 // HUGEGRID: error: grid must be WxH with W and H in [1, 65536], got '70000x4'
 module {}
 // RUN: not wsc-opt %s --wsc-attach-target="systems=-2" 2>&1 | FileCheck %s --check-prefix=SYSTEMS
-// SYSTEMS: error: systems must be positive, got -2
+// SYSTEMS: error: systems must be in [1, 2^20] (0: keep the module's), got -2

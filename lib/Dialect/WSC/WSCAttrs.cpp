@@ -5,6 +5,7 @@
 
 #include "wsc/Model/KernelModels.h"
 #include "wsc/Sparse/ModelState.h"
+#include "wsc/Support/Limits.h"
 
 
 #include <cmath>
@@ -46,21 +47,29 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   double swarmxHopLatency = swarmxHopLatencyF.convertToDouble();
   double memxCapacity = memxCapacityF.convertToDouble();
   double memxFlops = memxFlopsF.convertToDouble();
-  if (gridX <= 0 || gridY <= 0)
-    return emitError() << "wafer grid must be positive, got " << gridX << "x"
+  // The schedule parser's bounds (wsc-run), so nothing wsc-opt accepts is
+  // refused there, and sizes times these stay within int64.
+  constexpr int64_t kMaxGridSide = int64_t(1) << 30, kMaxSram = int64_t(1) << 40;
+  if (gridX <= 0 || gridY <= 0 || gridX > kMaxGridSide || gridY > kMaxGridSide)
+    return emitError() << "wafer grid sides must be in [1, 2^30], got " << gridX << "x"
                        << gridY;
-  if (sramPerPe <= 0)
-    return emitError() << "sram_per_pe must be positive, got " << sramPerPe;
+  if (sramPerPe <= 0 || sramPerPe > kMaxSram)
+    return emitError() << "sram_per_pe must be in [1, 2^40], got " << sramPerPe;
   if (fmacsPerPe <= 0 || fabricBytesPerCycle <= 0)
     return emitError() << "fmacs_per_pe and fabric_bytes_per_cycle must be positive";
-  if (systems <= 0)
-    return emitError() << "systems must be positive, got " << systems;
+  if (systems <= 0 || systems > ::wsc::kMaxSystems)
+    return emitError() << "systems must be in [1, 2^20], got " << systems;
   if (swarmxFanout < 2)
     return emitError() << "swarmx_fanout must be at least 2, got " << swarmxFanout;
+  auto finite = [](double d) { return std::isfinite(d); };
   if (!(clockHz > 0) || !(ioBandwidth > 0) || !(memxCapacity > 0) ||
-      !(memxFlops > 0) || !(swarmxHopLatency >= 0))
+      !(memxFlops > 0) || !(swarmxHopLatency >= 0) ||
+      !llvm::all_of(std::initializer_list<double>{clockHz, ioBandwidth, memxCapacity,
+                                                  memxFlops, swarmxHopLatency},
+                    finite))
     return emitError() << "clock_hz, io_bandwidth, memx_capacity and memx_flops "
-                          "must be positive and swarmx_hop_latency non-negative";
+                          "must be finite and positive and swarmx_hop_latency finite and "
+                          "non-negative";
   return success();
 }
 

@@ -155,7 +155,7 @@ void FileParser::parseHeader(const JsonReader &root) {
                                    true),
                ")");
   JsonReader systems = root.at(key::top::kSystems);
-  s_.systems = static_cast<int>(systems.asIntIn(1, 1 << 20));
+  s_.systems = static_cast<int>(systems.asIntIn(1, kMaxSystems));
   if (s_.isLayerPipelined() && s_.systems != 1)
     systems.error("a layer-pipelined schedule runs on one system (the whole model lives on "
                   "one wafer), got ",
