@@ -2,6 +2,7 @@
 
 #include "wsc/Runtime/MemoryX.h"
 
+#include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Support/Error.h"
 
 #include <algorithm>
@@ -20,7 +21,7 @@ Tensor MemoryX::streamWeights(int p, StreamOrder order, DType dtype) const {
     return w;
   }
   Tensor out = Tensor::uninitialized(DType::F32, w.shape());
-  roundBuffer(dtype, w.data<float>(), out.data<float>(), static_cast<size_t>(w.numel()));
+  parallelRound(dtype, w.data<float>(), out.data<float>(), static_cast<size_t>(w.numel()));
   if (order == StreamOrder::Transposed)
     out = transpose2D(out);
   return out;

@@ -2,6 +2,7 @@
 
 #include "wsc/Runtime/Optimizer.h"
 
+#include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Support/Error.h"
 
 #include <cmath>
@@ -83,18 +84,21 @@ void ParamOptimizer::stepSGD(float *p, const float *g, int64_t n, At at) {
   const bool first = buf_.empty();
   if (hasMom && first)
     buf_.resize(numel_);
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t i = at(j);
-    float d = g[j];
-    if (hasWd)
-      d = d + wd * p[i]; // d_p = d_p.add(param, alpha=weight_decay)
-    if (hasMom) {
-      float b = first ? d : buf_[i] * mom + keep * d; // buf.mul_(m).add_(d_p, alpha=1-damp)
-      buf_[i] = b;
-      d = spec_.nesterov ? d + mom * b : b;
+  // Elements are independent: chunks give the bits of one loop.
+  parallelFor(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t j = begin; j < end; ++j) {
+      const int64_t i = at(j);
+      float d = g[j];
+      if (hasWd)
+        d = d + wd * p[i]; // d_p = d_p.add(param, alpha=weight_decay)
+      if (hasMom) {
+        float b = first ? d : buf_[i] * mom + keep * d; // buf.mul_(m).add_(d_p, alpha=1-damp)
+        buf_[i] = b;
+        d = spec_.nesterov ? d + mom * b : b;
+      }
+      p[i] = p[i] + negLr * d; // param.add_(d_p, alpha=-lr)
     }
-    p[i] = p[i] + negLr * d; // param.add_(d_p, alpha=-lr)
-  }
+  });
 }
 
 template <typename At>
@@ -118,27 +122,30 @@ void ParamOptimizer::stepAdam(float *p, const float *g, int64_t n, At at, bool d
   const float decay = static_cast<float>(1.0 - lr * wdD);
   const float wd = static_cast<float>(wdD);
   const bool l2 = !decoupled && wdD != 0;
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t i = at(j);
-    if (decoupled)
-      p[i] = p[i] * decay; // param.mul_(1 - lr * weight_decay)
-    float gi = g[j];
-    if (l2)
-      gi = gi + wd * p[i]; // grad = grad.add(param, alpha=weight_decay)
-    const float m = expAvg_[i] * b1 + oneMinusB1 * gi;
-    const float v = expAvgSq_[i] * b2 + (oneMinusB2 * gi) * gi; // addcmul_
-    expAvg_[i] = m;
-    expAvgSq_[i] = v;
-    float vHat = v;
-    if (spec_.amsgrad) {
-      const float old = maxExpAvgSq_[i];
-      // torch.maximum propagates NaN.
-      vHat = (old != old || v != v) ? old + v : (old > v ? old : v);
-      maxExpAvgSq_[i] = vHat;
+  // Elements are independent: chunks give the bits of one loop.
+  parallelFor(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t j = begin; j < end; ++j) {
+      const int64_t i = at(j);
+      if (decoupled)
+        p[i] = p[i] * decay; // param.mul_(1 - lr * weight_decay)
+      float gi = g[j];
+      if (l2)
+        gi = gi + wd * p[i]; // grad = grad.add(param, alpha=weight_decay)
+      const float m = expAvg_[i] * b1 + oneMinusB1 * gi;
+      const float v = expAvgSq_[i] * b2 + (oneMinusB2 * gi) * gi; // addcmul_
+      expAvg_[i] = m;
+      expAvgSq_[i] = v;
+      float vHat = v;
+      if (spec_.amsgrad) {
+        const float old = maxExpAvgSq_[i];
+        // torch.maximum propagates NaN.
+        vHat = (old != old || v != v) ? old + v : (old > v ? old : v);
+        maxExpAvgSq_[i] = vHat;
+      }
+      const float denom = std::sqrt(vHat) / bc2Sqrt + eps;
+      p[i] = p[i] + (negStepSize * m) / denom; // addcdiv_(exp_avg, denom, value=-step_size)
     }
-    const float denom = std::sqrt(vHat) / bc2Sqrt + eps;
-    p[i] = p[i] + (negStepSize * m) / denom; // addcdiv_(exp_avg, denom, value=-step_size)
-  }
+  });
 }
 
 double optimizerFlopsPerElement(const OptimizerSpec &spec) {

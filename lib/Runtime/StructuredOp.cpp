@@ -5,6 +5,7 @@
 #include "Contraction.h"
 #include "LoopBounds.h"
 
+#include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Support/Error.h"
 
 #include <algorithm>
@@ -204,6 +205,35 @@ void storeYield(const RegisterFile &rf, int reg, const Operand &o, int64_t offse
   }
 }
 
+/// Region work (points x (instructions + operands)) per parallel chunk:
+/// some tens of microseconds, well above a pool wake-up.
+constexpr double kChunkWork = 1 << 17;
+
+int64_t totalPoints(const std::vector<int64_t> &ext) {
+  int64_t n = 1;
+  for (int64_t e : ext)
+    n *= e;
+  return n;
+}
+
+/// Whether distinct loop points always reach distinct elements of `o`
+/// (mixed radix: each stride, smallest first, passes every smaller loop's
+/// reach).
+bool injective(const LinearAccess &o, const std::vector<int64_t> &ext) {
+  std::vector<std::pair<int64_t, int64_t>> loops; // |stride|, extent
+  for (size_t d = 0; d < ext.size(); ++d)
+    if (ext[d] > 1 && o.stride[d] != 0)
+      loops.push_back({std::llabs(o.stride[d]), ext[d]});
+  std::sort(loops.begin(), loops.end());
+  int64_t reach = 0;
+  for (auto [stride, extent] : loops) {
+    if (stride <= reach)
+      return false;
+    reach += stride * (extent - 1);
+  }
+  return true;
+}
+
 /// A region that yields its one input unchanged (a transpose, a flip, a
 /// broadcast, a strided copy): copied in tight strided loops, the innermost
 /// over the output's unit-stride loop, instead of through the region
@@ -226,29 +256,73 @@ bool tryCopy(const RegionProgram &prog, const BodyOp &op, const std::vector<int6
   uint8_t *dst = ops[1].data;
   const int64_t n = inner < 0 ? 1 : ext[inner];
   const int64_t si = inner < 0 ? 0 : in.stride[inner], so = inner < 0 ? 0 : out.stride[inner];
-  std::vector<int64_t> idx(L, 0);
-  int64_t a = in.base, o = out.base;
-  while (true) {
-    if (bytes == 4)
-      for (int64_t i = 0; i < n; ++i)
-        reinterpret_cast<float *>(dst)[o + i * so] = reinterpret_cast<const float *>(src)[a + i * si];
-    else
-      for (int64_t i = 0; i < n; ++i)
-        std::memcpy(dst + (o + i * so) * bytes, src + (a + i * si) * bytes, bytes);
-    int d = L - 1;
-    for (; d >= 0; --d) {
-      if (d == inner || ext[d] <= 1)
-        continue;
-      a += in.stride[d], o += out.stride[d];
-      if (++idx[d] < ext[d])
-        break;
-      a -= in.stride[d] * ext[d], o -= out.stride[d] * ext[d];
-      idx[d] = 0;
+  // Copies the outer loops with loop `split` (if any) over [lo, hi).
+  auto copyRange = [&](int split, int64_t lo, int64_t hi) {
+    std::vector<int64_t> idx(L, 0);
+    int64_t a = in.base, o = out.base;
+    if (split >= 0) {
+      idx[split] = lo;
+      a += in.stride[split] * lo, o += out.stride[split] * lo;
     }
-    if (d < 0)
-      break;
+    while (true) {
+      if (bytes == 4)
+        for (int64_t i = 0; i < n; ++i)
+          reinterpret_cast<float *>(dst)[o + i * so] =
+              reinterpret_cast<const float *>(src)[a + i * si];
+      else
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(dst + (o + i * so) * bytes, src + (a + i * si) * bytes, bytes);
+      int d = L - 1;
+      for (; d >= 0; --d) {
+        if (d == inner || ext[d] <= 1)
+          continue;
+        const int64_t first = d == split ? lo : 0, last = d == split ? hi : ext[d];
+        a += in.stride[d], o += out.stride[d];
+        if (++idx[d] < last)
+          break;
+        a -= in.stride[d] * (last - first), o -= out.stride[d] * (last - first);
+        idx[d] = first;
+      }
+      if (d < 0)
+        break;
+    }
+  };
+  // Split the slowest loop that writes disjoint elements (any, for a copy).
+  int split = -1;
+  if (injective(out, ext))
+    for (int d = 0; d < L && split < 0; ++d)
+      if (d != inner && ext[d] > 1 && out.stride[d] != 0)
+        split = d;
+  if (split < 0) {
+    copyRange(-1, 0, 0);
+    return true;
   }
+  const int64_t perIndex = std::max<int64_t>(1, totalPoints(ext) / ext[split]);
+  parallelFor(ext[split], std::max<int64_t>(1, kElementwiseGrain / perIndex),
+              [&](int64_t lo, int64_t hi) { copyRange(split, lo, hi); });
   return true;
+}
+
+/// An outer loop whose indices write disjoint output elements (a parallel
+/// loop every output moves along, each output injective), so chunks of it
+/// can run on several threads with every element computed as on one; -1
+/// if none. With asserts, only the outermost loop: the lowest failing
+/// chunk is then the first failure in the sequential order.
+int parallelOuterLoop(const std::vector<int> &outer, const std::vector<int64_t> &ext,
+                      const std::vector<bool> &isReduction, const std::vector<Operand> &ops,
+                      bool hasChecks) {
+  for (const Operand &o : ops)
+    if (o.isOutput && !injective(o.access, ext))
+      return -1;
+  for (size_t k = 0; k < outer.size() && (!hasChecks || k == 0); ++k) {
+    const int d = outer[k];
+    if (isReduction[d])
+      continue;
+    if (std::all_of(ops.begin(), ops.end(),
+                    [&](const Operand &o) { return !o.isOutput || o.access.stride[d] != 0; }))
+      return d;
+  }
+  return -1;
 }
 
 } // namespace
@@ -304,87 +378,112 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
     if (ext[d] > 1 && std::find(choice.group.begin(), choice.group.end(), d) == choice.group.end())
       outer.push_back(d);
 
-  RegisterFile rf(prog, lanes);
-  prog.runSetup(rf, lanes);
-  for (auto [reg, value] : prog.captures()) {
-    const Tensor &t = capture(value);
-    if (prog.isFloatReg(reg)) {
-      float *d = rf.ownF(reg);
-      std::fill(d, d + lanes, static_cast<float>(t.at(0)));
-    } else {
-      int64_t *d = rf.ownI(reg);
-      std::fill(d, d + lanes, static_cast<int64_t>(t.at(0)));
-    }
-  }
-
+  // Captured scalars and gathered tensors, looked up once for all chunks.
+  std::vector<std::pair<int, double>> captured;
+  for (auto [reg, value] : prog.captures())
+    captured.push_back({reg, capture(value).at(0)});
+  std::vector<GatherSource> gathers;
   for (int value : prog.gathers()) {
     const Tensor &t = capture(value);
-    rf.gathers.push_back({static_cast<const uint8_t *>(t.rawData()), t.storage(), t.shape(),
-                          rowMajorStrides(t.shape())});
+    gathers.push_back({static_cast<const uint8_t *>(t.rawData()), t.storage(), t.shape(),
+                       rowMajorStrides(t.shape())});
   }
 
   const std::vector<int> &argRegs = prog.argRegs();
   const std::vector<int> &yieldRegs = prog.yieldRegs();
   const bool reduce = choice.mode == ExecMode::Reduce;
   const int skip = reduce ? prog.reduceInstr() : -1;
-  std::vector<int64_t> idx(L, 0), off(M);
-  for (int m = 0; m < M; ++m)
-    off[m] = ops[m].access.base;
   // linalg.index sees global positions along batch loops.
-  std::vector<int64_t> indexBase(L, 0), shown;
+  std::vector<int64_t> indexBase(L, 0);
   if (prog.usesIndex() && sampleBegin > 0 && static_cast<int>(plan.batchExtent.size()) == L)
     for (int d = 0; d < L; ++d)
       indexBase[d] = sampleBegin * plan.batchExtent[d];
   const bool shift = std::any_of(indexBase.begin(), indexBase.end(), [](int64_t b) { return b; });
 
-  while (true) {
-    for (int64_t c = 0; c < rowLen; c += lanes) {
-      const int n = static_cast<int>(std::min<int64_t>(lanes, rowLen - c));
-      if (innerDim >= 0)
-        idx[innerDim] = c;
-      for (int m = 0; m < M; ++m)
-        if (ops[m].loaded && !(reduce && ops[m].isOutput))
-          loadArg(rf, argRegs[m], ops[m], off[m] + c * innerStride[m], innerStride[m], n);
-      if (shift) {
-        shown = idx;
-        for (int d = 0; d < L; ++d)
-          shown[d] += indexBase[d];
-      }
-      prog.run(rf, n, shift ? shown.data() : idx.data(), innerDim, skip);
-      if (reduce) {
-        Operand &o = ops[M - 1];
-        const int xr = prog.reduceInput();
-        if (o.storage == Storage::F32) {
-          float *p = at<float>(o.data, off[M - 1]);
-          *p = reduceF(prog.combiner(), *p, rf.f(xr), n);
-        } else {
-          int64_t *p = at<int64_t>(o.data, off[M - 1]);
-          *p = reduceI(prog.combiner(), *p, rf.i(xr), n);
-        }
+  // Runs the outer loops with loop `split` (if any) over [lo, hi): the
+  // same visiting order as the whole range, restricted.
+  auto runRange = [&](int split, int64_t lo, int64_t hi) {
+    RegisterFile rf(prog, lanes);
+    prog.runSetup(rf, lanes);
+    for (auto [reg, v] : captured) {
+      if (prog.isFloatReg(reg)) {
+        float *d = rf.ownF(reg);
+        std::fill(d, d + lanes, static_cast<float>(v));
       } else {
-        for (int m = op.numInputs; m < M; ++m)
-          storeYield(rf, yieldRegs[m - op.numInputs], ops[m], off[m] + c * innerStride[m],
-                     innerStride[m], n);
+        int64_t *d = rf.ownI(reg);
+        std::fill(d, d + lanes, static_cast<int64_t>(v));
       }
     }
-    if (innerDim >= 0)
-      idx[innerDim] = 0;
-    // Advance the odometer over the outer loops (last one fastest).
-    int k = static_cast<int>(outer.size()) - 1;
-    for (; k >= 0; --k) {
-      const int d = outer[k];
-      ++idx[d];
+    rf.gathers = gathers;
+    std::vector<int64_t> idx(L, 0), off(M), shown;
+    for (int m = 0; m < M; ++m)
+      off[m] = ops[m].access.base;
+    if (split >= 0) {
+      idx[split] = lo;
       for (int m = 0; m < M; ++m)
-        off[m] += ops[m].access.stride[d];
-      if (idx[d] < ext[d])
-        break;
-      for (int m = 0; m < M; ++m)
-        off[m] -= ops[m].access.stride[d] * ext[d];
-      idx[d] = 0;
+        off[m] += ops[m].access.stride[split] * lo;
     }
-    if (k < 0)
-      break;
+    while (true) {
+      for (int64_t c = 0; c < rowLen; c += lanes) {
+        const int n = static_cast<int>(std::min<int64_t>(lanes, rowLen - c));
+        if (innerDim >= 0)
+          idx[innerDim] = c;
+        for (int m = 0; m < M; ++m)
+          if (ops[m].loaded && !(reduce && ops[m].isOutput))
+            loadArg(rf, argRegs[m], ops[m], off[m] + c * innerStride[m], innerStride[m], n);
+        if (shift) {
+          shown = idx;
+          for (int d = 0; d < L; ++d)
+            shown[d] += indexBase[d];
+        }
+        prog.run(rf, n, shift ? shown.data() : idx.data(), innerDim, skip);
+        if (reduce) {
+          Operand &o = ops[M - 1];
+          const int xr = prog.reduceInput();
+          if (o.storage == Storage::F32) {
+            float *p = at<float>(o.data, off[M - 1]);
+            *p = reduceF(prog.combiner(), *p, rf.f(xr), n);
+          } else {
+            int64_t *p = at<int64_t>(o.data, off[M - 1]);
+            *p = reduceI(prog.combiner(), *p, rf.i(xr), n);
+          }
+        } else {
+          for (int m = op.numInputs; m < M; ++m)
+            storeYield(rf, yieldRegs[m - op.numInputs], ops[m], off[m] + c * innerStride[m],
+                       innerStride[m], n);
+        }
+      }
+      if (innerDim >= 0)
+        idx[innerDim] = 0;
+      // Advance the odometer over the outer loops (last one fastest).
+      int k = static_cast<int>(outer.size()) - 1;
+      for (; k >= 0; --k) {
+        const int d = outer[k];
+        const int64_t first = d == split ? lo : 0, last = d == split ? hi : ext[d];
+        ++idx[d];
+        for (int m = 0; m < M; ++m)
+          off[m] += ops[m].access.stride[d];
+        if (idx[d] < last)
+          break;
+        for (int m = 0; m < M; ++m)
+          off[m] -= ops[m].access.stride[d] * (last - first);
+        idx[d] = first;
+      }
+      if (k < 0)
+        break;
+    }
+  };
+
+  const int split = parallelOuterLoop(outer, ext, op.isReduction, ops, !prog.checks().empty());
+  if (split < 0) {
+    runRange(-1, 0, 0);
+    return choice.mode;
   }
+  // Work per index of the split loop, in instructions and operand rows.
+  const double perIndex = static_cast<double>(totalPoints(ext)) / static_cast<double>(ext[split]) *
+                          (prog.numInstrs() + M + 1);
+  const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kChunkWork / perIndex));
+  parallelFor(ext[split], grain, [&](int64_t lo, int64_t hi) { runRange(split, lo, hi); });
   return choice.mode;
 }
 

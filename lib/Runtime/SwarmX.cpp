@@ -2,6 +2,7 @@
 
 #include "wsc/Runtime/SwarmX.h"
 
+#include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Support/Error.h"
 
 #include <cstring>
@@ -52,14 +53,15 @@ Tensor sumInOrder(const std::vector<Tensor> &partials) {
            shapeToString(first.shape()));
   Tensor sum = Tensor::uninitialized(DType::F32, first.shape());
   float *d = sum.data<float>();
-  const int64_t n = sum.numel();
-  if (n)
-    std::memcpy(d, first.data<float>(), n * sizeof(float));
-  for (size_t k = 1; k < partials.size(); ++k) {
-    const float *s = partials[k].data<float>();
-    for (int64_t i = 0; i < n; ++i)
-      d[i] += s[i];
-  }
+  // Chunks of elements in parallel; each element adds the systems in order.
+  parallelFor(sum.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    std::memcpy(d + begin, first.data<float>() + begin, (end - begin) * sizeof(float));
+    for (size_t k = 1; k < partials.size(); ++k) {
+      const float *s = partials[k].data<float>();
+      for (int64_t i = begin; i < end; ++i)
+        d[i] += s[i];
+    }
+  });
   return sum;
 }
 

@@ -2,7 +2,11 @@
 
 #include "wsc/Runtime/SystemThreads.h"
 
+#include "wsc/Runtime/ParallelFor.h"
+
 #include "wsc/Support/Error.h"
+
+#include <algorithm>
 
 namespace wsc::rt {
 
@@ -24,6 +28,8 @@ SystemThreads::~SystemThreads() {
 }
 
 void SystemThreads::drain() {
+  // Each system thread's own parallel loops get its share of the cores.
+  ParallelShare share(share_);
   for (;;) {
     int index;
     {
@@ -77,6 +83,7 @@ void SystemThreads::forEach(int n, const std::function<void(int)> &f) {
     finished_ = 0;
     failedIndex_ = -1;
     failure_ = nullptr;
+    share_ = std::max(1, parallelThreads() / std::min(n, threads()));
     ++generation_;
   }
   wake_.notify_all();

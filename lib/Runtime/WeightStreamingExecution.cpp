@@ -29,6 +29,7 @@
 #include "ExecutionVts.h"
 
 #include "wsc/Runtime/MemoryX.h"
+#include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Runtime/SwarmX.h"
 #include "wsc/Support/Error.h"
 
@@ -239,7 +240,7 @@ void WeightStreamingExecution::gradientStream(size_t si) {
     if (schedule_.gradientDType != DType::F32) {
       // Systems send gradients in gradient_dtype; SwarmX adds in FP32.
       Tensor r = Tensor::uninitialized(DType::F32, g.shape());
-      roundBuffer(schedule_.gradientDType, g.data<float>(), r.data<float>(), g.numel());
+      parallelRound(schedule_.gradientDType, g.data<float>(), r.data<float>(), g.numel());
       g = r;
     }
     partials.push_back(g);
@@ -255,8 +256,10 @@ void WeightStreamingExecution::gradientStream(size_t si) {
     } else {
       float *a = acc.data<float>();
       const float *g = sum.data<float>();
-      for (int64_t i = 0; i < acc.numel(); ++i)
-        a[i] += g[i];
+      parallelFor(acc.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i)
+          a[i] += g[i];
+      });
     }
     if (!lastMicroBatch())
       return;

@@ -20,6 +20,7 @@
 #include "wsc/Runtime/MpiJob.h"
 #include "wsc/Runtime/Checkpoint.h"
 #include "wsc/Runtime/NonFinite.h"
+#include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Runtime/PipelineModel.h"
 #include "wsc/Runtime/Report.h"
 #include "wsc/Support/SafeTensors.h"
@@ -440,6 +441,8 @@ void setThreads(const Options &o, Session &session, const MpiJob *job) {
   const int systemThreads =
       std::max(1, std::min(localSystems, o.systemThreads.value_or(cores)));
   session.setSystemThreads(systemThreads);
+  // The runtime's own loops: all cores between stretches, a share within.
+  setParallelThreads(cores);
   if (!setNumThreads(std::max(1, cores / systemThreads)) && o.threads)
     std::cerr << "wsc-run: warning: the BLAS library does not support --threads\n";
 }

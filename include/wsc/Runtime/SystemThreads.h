@@ -48,6 +48,7 @@ private:
   uint64_t generation_ = 0;
   bool stop_ = false;
   int failedIndex_ = -1;
+  int share_ = 1; // each thread's parallel loops' threads during a job
   std::exception_ptr failure_;
 };
 

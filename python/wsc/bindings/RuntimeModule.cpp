@@ -8,6 +8,7 @@
 #include "wsc/Support/Error.h"
 #include "wsc/Runtime/Report.h"
 #include "wsc/Support/SafeTensors.h"
+#include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Runtime/Session.h"
 #include "wsc/Runtime/Threads.h"
 
@@ -175,8 +176,19 @@ PYBIND11_MODULE(_runtime, m) {
   py::register_exception<Error>(m, "Error", PyExc_ValueError);
   bindMaskSchedules(m);
 
-  m.def("set_num_threads", &setNumThreads, py::arg("n"),
-        "Sets the BLAS thread count; returns False if the BLAS cannot.");
+  m.def(
+      "set_num_threads",
+      [](int n) {
+        setParallelThreads(n);
+        return setNumThreads(n);
+      },
+      py::arg("n"),
+      "Sets the BLAS thread count and the runtime's parallel loops' (a "
+      "system thread's loops get n / system_threads); returns False if the BLAS cannot.");
+  m.def("set_parallel_threads", &setParallelThreads, py::arg("n"),
+        "Sets only the runtime's parallel loops' threads (BLAS keeps its count); "
+        "returns False for n < 1.");
+  m.def("get_parallel_threads", &parallelThreads);
   m.def("get_num_threads", &getNumThreads);
   m.def(
       "read_safetensors",
