@@ -52,3 +52,27 @@ def test_nan_loss_with_finite_gradients_stops_the_step():
     prog.step(x, y)
     with pytest.raises(ValueError, match=r"^step 1: the loss is nan; training stops here"):
         prog.step(x, torch.full((4,), -100))
+
+
+class MaskedHead(nn.Module):
+    """A buffer that holds -inf on purpose (as a causal mask does)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.register_buffer("mask", torch.tensor([0.0, float("-inf")]))
+
+    def forward(self, x):
+        return self.fc(x) + self.mask
+
+
+def test_a_nonfinite_buffer_is_not_warned_about():
+    import warnings
+    torch.manual_seed(0)
+    model = MaskedHead()
+    x, y = torch.randn(4, 3), torch.zeros(4, dtype=torch.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        prog = wsc.compile(model, nn.CrossEntropyLoss(),
+                           torch.optim.SGD(model.parameters(), lr=0.1), x, y, target="tiny")
+    assert math.isfinite(prog.step(x, y))

@@ -47,8 +47,10 @@ class Program:
         self._session.seed = seed
         # Parameters and float buffers as f32; int64 and bool buffers as they are.
         arrays = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+        # Parameters only: a buffer may hold -inf on purpose (a causal mask).
+        parameters = {name for name, _ in model.named_parameters()}
         for name, a in arrays.items():
-            if a.dtype.kind == "f" and not np.isfinite(a).all():
+            if name in parameters and not np.isfinite(a).all():
                 warnings.warn(f"wsc: weight '{name}' has {int((~np.isfinite(a)).sum())} "
                               "non-finite values (NaN or Inf)", RuntimeWarning, stacklevel=3)
         self._session.load_weights({k: a.astype(np.float32) if a.dtype.kind == "f" else a

@@ -520,7 +520,10 @@ int run(const Options &o, MpiJob *job) {
       fail(o.weights, ": ", what, " '", p.name, "' has dtype ", it->second.fileDType,
            ", expected ", fileDTypeFor(p.dtype));
     weights[p.name] = it->second.tensor.withDType(p.dtype);
-    if (std::optional<NonFiniteValues> bad = findNonFinite(weights[p.name]))
+    // Parameters only: a buffer may hold -inf on purpose (a causal mask).
+    std::optional<NonFiniteValues> bad =
+        p.buffer ? std::nullopt : findNonFinite(weights[p.name]);
+    if (bad)
       std::cerr << "wsc-run: warning: " << o.weights << ": " << what << " '" << p.name
                 << "' has " << describeNonFinite(*bad) << "\n";
   }
