@@ -23,13 +23,13 @@ Tensor MemoryX::streamWeights(int p, StreamOrder order, DType dtype) const {
   Tensor out = Tensor::uninitialized(DType::F32, w.shape());
   parallelRound(dtype, w.data<float>(), out.data<float>(), static_cast<size_t>(w.numel()));
   if (order == StreamOrder::Transposed)
-    out = transpose2D(out);
+    out = parallelTranspose2D(out);
   return out;
 }
 
 void MemoryX::applyGradient(int p, const Tensor &gradient, StreamOrder order) {
   requireWeights(p);
-  applyGradient(p, order == StreamOrder::Transposed ? transpose2D(gradient) : gradient);
+  applyGradient(p, order == StreamOrder::Transposed ? parallelTranspose2D(gradient) : gradient);
 }
 
 void MemoryX::streamSparse(int p, const std::vector<DType> &dtypes) {

@@ -171,6 +171,16 @@ void parallelRound(DType t, const float *in, float *out, size_t n) {
   });
 }
 
+Tensor parallelTranspose2D(const Tensor &t) {
+  if (t.rank() != 2)
+    return transpose2D(t); // its error
+  const int64_t rows = t.shape()[0], cols = t.shape()[1];
+  Tensor out = Tensor::uninitialized(t.dtype(), {cols, rows});
+  parallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(1, cols)),
+              [&](int64_t begin, int64_t end) { transposeRows(t, out, begin, end); });
+  return out;
+}
+
 ParallelShare::ParallelShare(int threads) : saved_(threadShare) {
   threadShare = std::max(1, threads);
 }

@@ -255,19 +255,21 @@ __attribute__((target("avx"))) static inline void transposeTile8(const float *s,
   _mm256_storeu_ps(d + 7 * ld, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
 
+/// Rows [r0, r1) of s ([rows, cols]) into d ([cols, rows]).
 __attribute__((target("avx"))) static void transposeFloatsAVX(const float *s, float *d,
-                                                               int64_t rows, int64_t cols) {
+                                                               int64_t rows, int64_t cols,
+                                                               int64_t r0, int64_t r1) {
   // 64x64 blocks of 8x8 register tiles; the ragged edges go element-wise.
   constexpr int64_t B = 64;
-  const int64_t rows8 = rows / 8 * 8, cols8 = cols / 8 * 8;
-  for (int64_t i0 = 0; i0 < rows8; i0 += B)
+  const int64_t rows8 = r0 + (r1 - r0) / 8 * 8, cols8 = cols / 8 * 8;
+  for (int64_t i0 = r0; i0 < rows8; i0 += B)
     for (int64_t j0 = 0; j0 < cols8; j0 += B) {
       const int64_t i1 = std::min(rows8, i0 + B), j1 = std::min(cols8, j0 + B);
       for (int64_t i = i0; i < i1; i += 8)
         for (int64_t j = j0; j < j1; j += 8)
           transposeTile8(s + i * cols + j, cols, d + j * rows + i, rows);
     }
-  for (int64_t i = 0; i < rows; ++i)
+  for (int64_t i = r0; i < r1; ++i)
     for (int64_t j = (i < rows8 ? cols8 : 0); j < cols; ++j)
       d[j * rows + i] = s[i * cols + j];
 }
@@ -276,14 +278,23 @@ __attribute__((target("avx"))) static void transposeFloatsAVX(const float *s, fl
 Tensor transpose2D(const Tensor &t) {
   if (t.rank() != 2)
     fail("internal: transpose2D of a rank-", t.rank(), " tensor");
+  Tensor out = Tensor::uninitialized(t.dtype(), {t.shape()[1], t.shape()[0]});
+  transposeRows(t, out, 0, t.shape()[0]);
+  return out;
+}
+
+void transposeRows(const Tensor &t, Tensor &out, int64_t rowBegin, int64_t rowEnd) {
+  if (t.rank() != 2 || out.shape() != Shape{t.shape()[1], t.shape()[0]} ||
+      out.storage() != t.storage() || rowBegin < 0 || rowEnd < rowBegin || rowEnd > t.shape()[0])
+    fail("internal: transposeRows [", rowBegin, ", ", rowEnd, ") of ", shapeToString(t.shape()),
+         " into ", shapeToString(out.shape()));
   const int64_t rows = t.shape()[0], cols = t.shape()[1];
-  Tensor out = Tensor::uninitialized(t.dtype(), {cols, rows});
   const size_t es = storageBytes(t.storage());
 #if defined(__x86_64__)
   static const bool avx = __builtin_cpu_supports("avx");
   if (es == 4 && avx) {
-    transposeFloatsAVX(t.data<float>(), out.data<float>(), rows, cols);
-    return out;
+    transposeFloatsAVX(t.data<float>(), out.data<float>(), rows, cols, rowBegin, rowEnd);
+    return;
   }
 #endif
   const uint8_t *src = static_cast<const uint8_t *>(t.rawData());
@@ -294,9 +305,9 @@ Tensor transpose2D(const Tensor &t) {
     using T = decltype(elem);
     const T *s = reinterpret_cast<const T *>(src);
     T *d = reinterpret_cast<T *>(dst);
-    for (int64_t i0 = 0; i0 < rows; i0 += B)
+    for (int64_t i0 = rowBegin; i0 < rowEnd; i0 += B)
       for (int64_t j0 = 0; j0 < cols; j0 += B) {
-        const int64_t i1 = std::min(rows, i0 + B), j1 = std::min(cols, j0 + B);
+        const int64_t i1 = std::min(rowEnd, i0 + B), j1 = std::min(cols, j0 + B);
         for (int64_t j = j0; j < j1; ++j)
           for (int64_t i = i0; i < i1; ++i)
             d[j * rows + i] = s[i * cols + j];
@@ -308,7 +319,6 @@ Tensor transpose2D(const Tensor &t) {
     blockLoop(int64_t());
   else
     blockLoop(uint8_t());
-  return out;
 }
 
 Tensor sliceDim(const Tensor &t, int dim, int64_t begin, int64_t end) {

@@ -223,6 +223,27 @@ TEST(ParallelFor, RoundedStreamsAndSumsGiveTheBitsOfOneThread) {
   EXPECT_EQ(run(4), one);
 }
 
+TEST(ParallelFor, TransposeInBandsIsTheTranspose) {
+  ThreadsGuard guard;
+  setParallelThreads(3);
+  // Bands of rows that are not multiples of the 8x8 tiles, and columns
+  // that are not either.
+  for (Shape shape : {Shape{301, 1000}, Shape{1000, 67}, Shape{9, 70001}}) {
+    Tensor t = randomTensor(shape, 7);
+    Tensor got = parallelTranspose2D(t);
+    ASSERT_EQ(got.shape(), (Shape{shape[1], shape[0]}));
+    const float *s = t.data<float>(), *g = got.data<float>();
+    for (int64_t i = 0; i < shape[0]; ++i)
+      for (int64_t j = 0; j < shape[1]; ++j)
+        ASSERT_EQ(g[j * shape[0] + i], s[i * shape[1] + j]) << i << ", " << j;
+  }
+  std::vector<int64_t> values(300 * 200);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<int64_t>(i);
+  Tensor ints = Tensor::fromInts({300, 200}, values);
+  EXPECT_EQ(parallelTranspose2D(ints).toInts(), transpose2D(ints).toInts());
+}
+
 /// Runs a kernel of elementwise, reduction, copy and linalg.index ops big
 /// enough to split, at `threads` threads; every result's bits.
 std::vector<std::vector<uint32_t>> kernelRun(int threads) {

@@ -20,6 +20,7 @@
 #define WSC_RUNTIME_PARALLELFOR_H
 
 #include "wsc/Support/DType.h"
+#include "wsc/Support/Tensor.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +48,8 @@ constexpr int64_t kElementwiseGrain = 32768;
 /// roundBuffer(t, in, out, n) on chunks in parallel (elementwise, so the
 /// bits are those of one call).
 void parallelRound(DType t, const float *in, float *out, size_t n);
+/// transpose2D(t) in bands of rows in parallel (a copy: the same bits).
+Tensor parallelTranspose2D(const Tensor &t);
 
 /// While alive, the calling thread's parallel loops use at most `threads`
 /// threads (>= 1): a system thread's share of the cores.

@@ -104,6 +104,10 @@ template <typename T> const T *Tensor::data() const {
 
 /// 2-D transpose (blocked for cache friendliness).
 Tensor transpose2D(const Tensor &t);
+/// Rows [rowBegin, rowEnd) of 2-D `t` into the matching columns of `out`
+/// (shape [cols, rows], same dtype): transpose2D a band at a time, so the
+/// runtime can run bands on threads.
+void transposeRows(const Tensor &t, Tensor &out, int64_t rowBegin, int64_t rowEnd);
 
 /// Rows [begin, end) along dimension `dim`.
 Tensor sliceDim(const Tensor &t, int dim, int64_t begin, int64_t end);
