@@ -207,7 +207,7 @@ void storeYield(const RegisterFile &rf, int reg, const Operand &o, int64_t offse
 
 /// Region work (points x (instructions + operands)) per parallel chunk:
 /// some tens of microseconds, well above a pool wake-up.
-constexpr double kChunkWork = 1 << 17;
+constexpr double kChunkWork = 1 << 18;
 
 int64_t totalPoints(const std::vector<int64_t> &ext) {
   int64_t n = 1;
