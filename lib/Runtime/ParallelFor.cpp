@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 namespace wsc::rt {
 
 namespace {
@@ -43,6 +45,10 @@ public:
   /// Runs `chunks` chunks of [0, n) with the workers; false if another loop
   /// holds the pool or too few workers exist (the caller runs it inline).
   bool run(int64_t n, int chunks, const std::function<void(int64_t, int64_t)> &body) {
+    // A forked child has the pool's state but none of its threads, and
+    // maybe a mutex a parent's thread held: it runs its loops inline.
+    if (::getpid() != owner_)
+      return false;
     std::unique_lock<std::mutex> loop(loopMutex_, std::try_to_lock);
     if (!loop.owns_lock())
       return false;
@@ -126,7 +132,8 @@ private:
     }
   }
 
-  std::mutex loopMutex_; // held by the one loop running
+  const pid_t owner_ = ::getpid(); // the process whose workers these are
+  std::mutex loopMutex_;            // held by the one loop running
   std::mutex mutex_;     // guards everything below
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;

@@ -21,6 +21,9 @@
 #include <thread>
 #include <utility>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 using namespace wsc;
 using namespace wsc::rt;
 using namespace wsc::rt::test;
@@ -132,6 +135,22 @@ TEST(ParallelFor, ConcurrentCallersAndSystemThreadsEachCoverTheirRange) {
   EXPECT_EQ(hits[1], std::vector<int>(5000, 1));
   EXPECT_EQ(parallelThreads(), 4);
   EXPECT_FALSE(setParallelThreads(0));
+}
+
+TEST(ParallelFor, AForkedChildRunsLoopsInline) {
+  ThreadsGuard guard;
+  setParallelThreads(3);
+  EXPECT_EQ(visit(1000, 1).second.size(), 3u); // the pool exists
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The workers did not survive the fork: a loop must not wait for them.
+    auto [hits, chunks] = visit(1000, 1);
+    _exit(hits == std::vector<int>(1000, 1) && chunks.size() == 1 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /// Bit patterns, so NaN payloads and signed zeros count too.
