@@ -7,6 +7,7 @@
 #include "SparseContraction.h"
 #include "StructuredOp.h"
 
+#include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Support/Error.h"
 
 #include <algorithm>
@@ -699,7 +700,7 @@ KernelValues Interpreter::runRaggedKernel(size_t stepIndex, const KernelValues &
     }
     Tensor &t = out.dense[i];
     if (k.yieldSummed[i] && (v.dtype == DType::F16 || v.dtype == DType::BF16))
-      roundBuffer(v.dtype, t.data<float>(), t.data<float>(), static_cast<size_t>(t.numel()));
+      parallelRound(v.dtype, t.data<float>(), t.data<float>(), static_cast<size_t>(t.numel()));
     t = t.withDType(v.dtype);
   }
   return out;
