@@ -467,7 +467,7 @@ void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector
         else
           t = env[slot];
         if (!t.isUnique())
-          t = t.clone();
+          t = parallelClone(t);
         outs.push_back(std::move(t));
       }
       ExecMode mode = ExecMode::Spmm;
@@ -679,7 +679,7 @@ KernelValues Interpreter::runRaggedKernel(size_t stepIndex, const KernelValues &
       } else if (k.yieldSummed[i]) {
         // Partial sums in sample order, zero-extended along ragged dims.
         if (b == 0 && t.shape() == v.shape)
-          out.dense[i] = t.isUnique() ? std::move(t) : t.clone();
+          out.dense[i] = t.isUnique() ? std::move(t) : parallelClone(t);
         else {
           if (b == 0)
             out.dense[i] = Tensor::zeros(v.dtype, v.shape);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -185,6 +186,17 @@ Tensor parallelTranspose2D(const Tensor &t) {
   Tensor out = Tensor::uninitialized(t.dtype(), {cols, rows});
   parallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(1, cols)),
               [&](int64_t begin, int64_t end) { transposeRows(t, out, begin, end); });
+  return out;
+}
+
+Tensor parallelClone(const Tensor &t) {
+  if (!t.defined())
+    return Tensor();
+  Tensor out = Tensor::uninitialized(t.dtype(), t.shape());
+  const auto *src = static_cast<const uint8_t *>(t.rawData());
+  auto *dst = static_cast<uint8_t *>(out.rawData());
+  parallelFor(static_cast<int64_t>(t.byteSize()), 4 * kElementwiseGrain,
+              [&](int64_t begin, int64_t end) { std::memcpy(dst + begin, src + begin, end - begin); });
   return out;
 }
 

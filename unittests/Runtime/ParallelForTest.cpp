@@ -263,6 +263,17 @@ TEST(ParallelFor, TransposeInBandsIsTheTranspose) {
   EXPECT_EQ(parallelTranspose2D(ints).toInts(), transpose2D(ints).toInts());
 }
 
+TEST(ParallelFor, CloneInChunksIsTheClone) {
+  ThreadsGuard guard;
+  setParallelThreads(3);
+  Tensor t = randomTensor({301, 1001}, 9);
+  Tensor c = parallelClone(t);
+  EXPECT_NE(c.rawData(), t.rawData());
+  EXPECT_EQ(c.shape(), t.shape());
+  EXPECT_EQ(bits(c), bits(t));
+  EXPECT_FALSE(parallelClone(Tensor()).defined());
+}
+
 /// Runs a kernel of elementwise, reduction, copy and linalg.index ops big
 /// enough to split, at `threads` threads; every result's bits.
 std::vector<std::vector<uint32_t>> kernelRun(int threads) {

@@ -50,6 +50,8 @@ constexpr int64_t kElementwiseGrain = 32768;
 void parallelRound(DType t, const float *in, float *out, size_t n);
 /// transpose2D(t) in bands of rows in parallel (a copy: the same bits).
 Tensor parallelTranspose2D(const Tensor &t);
+/// t.clone() in chunks of bytes in parallel.
+Tensor parallelClone(const Tensor &t);
 
 /// While alive, the calling thread's parallel loops use at most `threads`
 /// threads (>= 1): a system thread's share of the cores.
