@@ -166,6 +166,15 @@ void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
   c.streamedBytes = double(c.count) * bytes;
 }
 
+/// wsc-sync-batch-statistics inserts all-reduces on one system for
+/// micro-batches; without them each would sum one partial: they go.
+static void dropOneSystemTotals(ModuleOp module) {
+  module.walk([](AllReduceOp sum) {
+    sum.getSum().replaceAllUsesWith(sum.getPartial());
+    sum.erase();
+  });
+}
+
 /// The kernel `op` is, or the next one after it (a conversion's consumer).
 static Operation *kernelAtOrAfter(Operation *op) {
   while (op && !llvm::isa<KernelOp>(op))
@@ -185,6 +194,9 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, int64_t size, int64_t batch,
   OwningOpRef<ModuleOp> copy = module.clone();
   (*copy)->setAttr(WSCDialect::getMicroBatchAttrName(),
                    IntegerAttr::get(IntegerType::get(module.getContext(), 64), size));
+  // The step as it will be compiled at this size (runOnOperation).
+  if (target.systems == 1 && size >= batch)
+    dropOneSystemTotals(*copy);
   func::FuncOp func = *copy->getOps<func::FuncOp>().begin();
   FailureOr<BatchDims> dims = BatchDims::compute(func);
   std::string firstError;
@@ -264,13 +276,8 @@ void MicroBatchPass::runOnOperation() {
   if (microBatch.isNone())
     return;
   decide(module);
-  // wsc-sync-batch-statistics inserted them for micro-batches on one
-  // system, where without micro-batches they would sum one partial.
   if (TargetAttr::lookup(module).getSystems() == 1 && !splits(module))
-    module.walk([](AllReduceOp sum) {
-      sum.getSum().replaceAllUsesWith(sum.getPartial());
-      sum.erase();
-    });
+    dropOneSystemTotals(module);
 }
 
 void MicroBatchPass::decide(ModuleOp module) {

@@ -291,3 +291,20 @@ def test_auto_with_batchnorm_and_stock_cross_entropy_matches(systems, batch):
     ours = [prog.step(x, y) for x, y in data]
     check_batchnorm_parity(prog, reference, ours, data, systems, size)
     assert prog.report()["last_step"]["peak_sram_per_pe_bytes"] <= 49152
+
+
+def test_auto_reports_the_peak_the_step_is_compiled_with():
+    """auto's remark gives the step's peak SRAM at the size it chose, as the
+    step is compiled there: on one system at the whole batch without the
+    all-reduces micro-batches would need. It bounds the emulator's peak."""
+    torch.manual_seed(0)
+    model = ResNet()
+    x, y = torch.randn(8, 3, 32, 32), torch.randint(0, 10, (8,))
+    prog = wsc.compile(model, nn.CrossEntropyLoss(), sgd(model.parameters()), x, y,
+                       stream_dtype="f32", mode="weight_streaming", micro_batch_size="auto")
+    decision = prog.report()["micro_batch"]
+    assert decision.startswith("micro-batch 8 of 8 per system (auto)"), decision
+    assert not any(s["op"] == "all_reduce" for s in prog.schedule["steps"])
+    compiled = int(decision.split("peak SRAM ")[1].split(" ")[0])
+    prog.step(x, y)
+    assert prog.report()["last_step"]["peak_sram_per_pe_bytes"] <= compiled
