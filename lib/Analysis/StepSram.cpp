@@ -76,13 +76,12 @@ SmallVector<KeptValue> mlir::wsc::keptForBackward(func::FuncOp func) {
   return kept;
 }
 
-DenseSet<Value> mlir::wsc::offloadedValues(func::FuncOp func) {
-  DenseSet<Value> values;
+SmallVector<Value> mlir::wsc::offloadedValues(func::FuncOp func) {
+  SmallVector<Value> values; // the dialect verified the result numbers
   func.walk([&](Operation *op) {
     if (auto results = op->getAttrOfType<DenseI64ArrayAttr>(WSCDialect::getOffloadAttrName()))
       for (int64_t i : results.asArrayRef())
-        if (i >= 0 && i < op->getNumResults())
-          values.insert(op->getResult(i));
+        values.push_back(op->getResult(i));
   });
   return values;
 }

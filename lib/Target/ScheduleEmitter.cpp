@@ -685,9 +685,14 @@ FailureOr<json::Object> Emitter::emit() {
     }
   }
   // Activations kept in MemoryX come back for their first backward use.
-  for (Value value : offloadedValues(func))
-    if (Operation *back = backwardUse(value))
-      (*values[idOf(value)].getAsObject())[key::value::kOffloadBackAt] = stepOf.lookup(back);
+  for (Value value : offloadedValues(func)) {
+    Operation *back = backwardUse(value);
+    if (!back)
+      return value.getDefiningOp()->emitOpError("keeps result #")
+             << llvm::cast<OpResult>(value).getResultNumber()
+             << " in MemoryX (wsc.offload), but no backward kernel reads it after other ops";
+    (*values[idOf(value)].getAsObject())[key::value::kOffloadBackAt] = stepOf.lookup(back);
+  }
   root[key::top::kOutputs] = std::move(outputs);
   root[key::top::kSteps] = std::move(steps);
   if (!ragged.empty())

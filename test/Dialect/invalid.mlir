@@ -669,3 +669,44 @@ func.func @f(%g: !wsc.stream<tensor<4xf32>>) {
   wsc.memx.update @b(%g) format(<rows>) : !wsc.stream<tensor<4xf32>>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'wsc.offload' is an array<i64> of result numbers on a wsc.kernel or wsc.layout_convert}}
+  %0 = arith.addf %x, %x {wsc.offload = array<i64: 0>} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'wsc.offload' is an array<i64> of result numbers on a wsc.kernel or wsc.layout_convert}}
+  %0 = wsc.kernel "a" layer("a") phase(<forward>) (%x) {wsc.offload = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'wsc.offload' must list result numbers below 1 in increasing order, got 1}}
+  %0 = wsc.kernel "a" layer("a") phase(<forward>) (%x) {wsc.offload = array<i64: 1>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // expected-error @+1 {{'wsc.offload' must list result numbers below 2 in increasing order, got 0}}
+  %0:2 = wsc.kernel "a" layer("a") phase(<forward>) (%x) {wsc.offload = array<i64: 1, 0>} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a, %a : tensor<4xf32>, tensor<4xf32>
+  }
+  return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>
+}

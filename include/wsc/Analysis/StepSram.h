@@ -69,7 +69,7 @@ Operation *backwardUse(Value value);
 
 /// The values the module keeps in MemoryX: `wsc.offload` on their defining
 /// ops lists their result numbers (wsc-assign-layouts sets it).
-DenseSet<Value> offloadedValues(func::FuncOp func);
+SmallVector<Value> offloadedValues(func::FuncOp func); // in program order
 void markOffloaded(ArrayRef<KeptValue> values);
 
 } // namespace mlir::wsc

@@ -16,6 +16,24 @@ using namespace mlir::wsc;
 #define GET_TYPEDEF_CLASSES
 #include "wsc/Dialect/WSC/WSCTypes.cpp.inc"
 
+LogicalResult WSCDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName() != getOffloadAttrName())
+    return success();
+  auto results = llvm::dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  if (!llvm::isa<KernelOp, LayoutConvertOp>(op) || !results)
+    return op->emitError("'") << attr.getName().getValue()
+                              << "' is an array<i64> of result numbers on a wsc.kernel or "
+                                 "wsc.layout_convert";
+  int64_t previous = -1;
+  for (int64_t i : results.asArrayRef()) {
+    if (i <= previous || i >= int64_t(op->getNumResults()))
+      return op->emitError("'") << attr.getName().getValue() << "' must list result numbers below "
+                                << op->getNumResults() << " in increasing order, got " << i;
+    previous = i;
+  }
+  return success();
+}
+
 void WSCDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

@@ -49,6 +49,8 @@ def WSC_Dialect : Dialect {
   ];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  // Checks the discardable attributes that name results (wsc.offload).
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     // The discardable `wsc.*` attributes: each name is spelled here only.
     /// Module: the hardware (`#wsc.target`).
