@@ -5,6 +5,8 @@
 // RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=many 2>&1 | FileCheck %s --check-prefix=BAD-WORD
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch=micro-batch=explore -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLORE
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch -o - 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore offload-activations" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD
+// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RESIDENT
 
 // Each kernel's tensors are whole on every PE: 32 kB per PE at the
 // per-system batch of 8, so "a"'s result and "b"'s (64 kB) do not fit
@@ -102,6 +104,17 @@ module @no_batch {
 // EXPLORE: remark: candidate micro-batch 8: 1 per step, the last of 8; {{.*}} streamed 120 B
 // EXPLORE: remark: micro-batch 8 of 8 per system (explore): modeled step
 // EXPLORE-NOT: remark
+
+// A 5-layer MLP on a 1x1 grid: its whole batch of 2 fits only with the
+// activations for the backward pass kept in MemoryX. With
+// offload-activations that size fits, costs their streams, and is faster
+// than two micro-batches of 1; without, auto takes 1.
+// OFFLOAD: remark: candidate micro-batch 1: {{.*}}, peak SRAM 28676 of 49152 B/PE, streamed {{[0-9]+}} B{{$}}
+// OFFLOAD: remark: candidate micro-batch 2: {{.*}}, peak SRAM 32772 of 49152 B/PE, streamed {{[0-9]+}} B, activations offloaded 40992 B
+// OFFLOAD: remark: micro-batch 2 of 2 per system (explore)
+// OFFLOAD: remark: 6 activations kept for the backward pass stream to MemoryX and back (40992 B each way
+// RESIDENT: remark: candidate micro-batch 2: {{.*}}does not fit: the step's live values need 57348 bytes per PE at kernel '8.bwd'
+// RESIDENT: remark: micro-batch 1 of 2 per system (explore)
 
 // none (the default) sets nothing and says nothing.
 // NONE-NOT: micro-batch
