@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -173,29 +174,19 @@ public:
   File(const File &) = delete;
   File &operator=(const File &) = delete;
 
-  void writeAll(const void *data, size_t size) {
+  /// Writes all of `data`, at the file position or, given, at `offset`.
+  void writeAll(const void *data, size_t size, std::optional<off_t> offset = std::nullopt) {
     const char *p = static_cast<const char *>(data);
     while (size > 0) {
-      const ssize_t n = ::write(fd_, p, size);
+      const ssize_t n = offset ? ::pwrite(fd_, p, size, *offset) : ::write(fd_, p, size);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         fail(path_, ": write error: ", std::strerror(errno));
       p += n;
       size -= static_cast<size_t>(n);
-    }
-  }
-  void writeAllAt(const void *data, size_t size, off_t offset) {
-    const char *p = static_cast<const char *>(data);
-    while (size > 0) {
-      const ssize_t n = ::pwrite(fd_, p, size, offset);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        fail(path_, ": write error: ", std::strerror(errno));
-      p += n;
-      size -= static_cast<size_t>(n);
-      offset += n;
+      if (offset)
+        *offset += n;
     }
   }
   void sync() {
@@ -324,7 +315,7 @@ void writeCheckpointFile(const std::string &path, const CheckpointContents &cont
     const std::string final = headerFor(checksums, "");
     if (final.size() != draft.size())
       fail("internal: ", path, ": the checkpoint header changed size");
-    out.writeAllAt(final.data(), final.size(), 8);
+    out.writeAll(final.data(), final.size(), 8);
   });
 }
 
