@@ -398,7 +398,9 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
   StepSramPeak peak = stepSramPeak(func, *dims, localBatch, target);
   if (peak.bytes <= target.sramPerPe)
     return success();
-  if (assignOptions.offloadActivations) {
+  // Weight streaming only: a layer-pipelined wafer keeps every layer's
+  // values in its own rectangle and streams nothing to MemoryX.
+  if (assignOptions.offloadActivations && !isLayerPipelined(func->getParentOfType<ModuleOp>())) {
     SmallVector<KeptValue> kept = keptForBackward(func);
     DenseSet<Value> offloaded;
     double bytes = 0; // per system and micro-batch, each way

@@ -2,6 +2,11 @@
 // RUN: wsc-opt %s --wsc-assign-layouts=allow-sram-overflow -split-input-file 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: not wsc-opt %s --wsc-assign-layouts=offload-activations -split-input-file 2>&1 | FileCheck %s --check-prefix=OFFLOAD
 // (Offloading cannot help the other splits, which still fail: hence `not`.)
+// RUN: not wsc-opt %s --wsc-assign-layouts=offload-activations -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-ERRORS
+// Under offload-activations @kept_for_backward fits and only the
+// layer-pipelined split still fails at 'd':
+// OFFLOAD-ERRORS: error: the step's live values need 65600 bytes per PE at kernel 'd'
+// OFFLOAD-ERRORS-NOT: error: the step's live values need {{.*}} at kernel 'd'
 
 // The whole step must fit PE SRAM, not only each kernel. Each kernel's
 // tensors here take 32 kB per PE (8 x 1024 floats, whole on every PE), but
@@ -134,4 +139,39 @@ func.func @kept_for_backward(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) -> (t
     wsc.yield %s : tensor<8x1024xf32>
   }
   return %3 : tensor<8x1024xf32>
+}
+
+// -----
+
+// Layer pipelined, the same step stays on the wafer: offload-activations
+// does not apply (each layer keeps its values in its own rectangle).
+// (Its error under offload-activations is checked at the top of the file,
+// where the diagnostics come before the IR.)
+module @layer_pipelined_keeps_its_activations attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
+func.func @step(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) -> (tensor<8x1024xf32> {wsc.grad = "w"}) {
+  // expected-note @+1 {{result #0 of 'a': 32768 bytes per PE}}
+  %0 = wsc.kernel "a" layer("a") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    wsc.yield %a : tensor<8x1024xf32>
+  }
+  // expected-note @+1 {{result #0 of 'b': 32768 bytes per PE}}
+  %1 = wsc.kernel "b" layer("b") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    wsc.yield %a : tensor<8x1024xf32>
+  }
+  // expected-error @+2 {{the step's live values need 65600 bytes per PE at kernel 'd'}}
+  // expected-note @+1 {{result #0 of 'd': 64 bytes per PE}}
+  %2 = wsc.kernel "d" layer("d") phase(<forward>) (%1) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>) -> tensor<8x2xf32> {
+  ^bb0(%a: tensor<8x1024xf32>):
+    %s = tensor.extract_slice %a[0, 0] [8, 2] [1, 1] : tensor<8x1024xf32> to tensor<8x2xf32>
+    wsc.yield %s : tensor<8x2xf32>
+  }
+  %3 = wsc.kernel "c" layer("a") phase(<backward>) (%0, %2) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>, #wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x1024xf32>, tensor<8x2xf32>) -> tensor<8x1024xf32> {
+  ^bb0(%a: tensor<8x1024xf32>, %g: tensor<8x2xf32>):
+    %e = tensor.empty() : tensor<8x1024xf32>
+    %s = linalg.mul ins(%a, %a : tensor<8x1024xf32>, tensor<8x1024xf32>) outs(%e : tensor<8x1024xf32>) -> tensor<8x1024xf32>
+    wsc.yield %s : tensor<8x1024xf32>
+  }
+  return %3 : tensor<8x1024xf32>
+}
 }

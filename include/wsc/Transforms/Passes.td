@@ -346,9 +346,9 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     fails at the kernel where the peak occurs, naming the values live there
     and the excess; with `allow-sram-overflow` it warns into the report.
 
-    With `offload-activations`, a step that does not fit keeps its
-    activations for the backward pass in MemoryX instead, if that makes it
-    fit: each value a forward or loss kernel makes that a backward kernel
+    With `offload-activations`, a weight-streaming step that does not fit
+    keeps its activations for the backward pass in MemoryX instead, if that
+    makes it fit: each value a forward or loss kernel makes that a backward kernel
     reads after other kernels ran streams out after its last forward use
     and back in before its first backward use (`wsc.offload` on the op that
     makes it lists such results; the report's `offload` says how many and
