@@ -4,14 +4,12 @@ steps under mpirun and resumed under mpirun for 3 more writes exactly the
 checkpoints (every step's) and final weights of an uninterrupted in-process
 run; an in-process run resumes from a checkpoint written under mpirun too."""
 import os
-import pathlib
 
-import pytest
 import torch
 
+from mpi_runs import LAUNCHER
 from test_checkpoint_kill import assert_same_file, checkpoints, mlp, prepare
 
-LAUNCHER = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "wsc-mpirun"
 CASE = dict(model=mlp, optimizer=lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1),
             mode="weight_streaming", systems=4)
 
@@ -30,7 +28,6 @@ def run(command, cwd, ranks=None, *extra):
     assert proc.returncode == 0, f"{' '.join(full)}\n{proc.stdout}\n{proc.stderr}"
 
 
-@pytest.mark.skipif(not LAUNCHER.exists(), reason="needs scripts/wsc-mpirun (issue 19)")
 def test_rank_0_writes_and_every_rank_resumes_from_the_same_file(tmp_path):
     command = with_steps(prepare(CASE, tmp_path), 6)
     run(command, tmp_path, None, "--checkpoint-dir", "reference",
