@@ -1,7 +1,9 @@
 //===- wsc-opt.cpp - the wsc optimizer driver -----------------------------===//
 //
 // mlir-opt with the wsc dialect and passes: every upstream dialect and
-// pass is registered too, so the usual flags work unchanged.
+// pass is registered too, so the usual flags work unchanged. The input is
+// scanned for what crashes MLIR's parser before it is parsed, and parsing
+// and passes run on a large stack (../common/GuardedInput.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,13 +14,47 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "../common/GuardedInput.h"
 #include "../common/QuietDiagnostics.h"
 
+static int runOptimizer(int argc, char **argv, mlir::DialectRegistry &registry) {
+  auto [inputName, outputName] =
+      mlir::registerAndParseCLIOptions(argc, argv, "wsc optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // Listing dialects or passes reads no input.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputName, outputName, registry));
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputName, &error);
+  if (!input) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  if (wsc::tools::reportTextualIRHazard(inputName, input->getBuffer()))
+    return 1;
+  std::unique_ptr<llvm::ToolOutputFile> output = mlir::openOutputFile(outputName, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
   std::vector<char *> args = wsc::tools::withQuietDiagnostics(argc, argv);
   argc = static_cast<int>(args.size());
   argv = args.data();
@@ -31,6 +67,6 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<mlir::wsc::WSCDialect>();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "wsc optimizer driver\n", registry));
+  return wsc::tools::runOnParserStack(
+      [&] { return runOptimizer(argc, argv, registry); });
 }

@@ -1,0 +1,245 @@
+//===- TextualIRGuard.cpp - refuse textual IR that crashes MLIR's parser --===//
+//
+// One pass over the text with the lexer's view of it: comments and string
+// literals are skipped, brackets are matched, and the two constructs whose
+// parsers crash are checked where they occur. Anything else malformed is left
+// to MLIR, which reports it itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsc/Support/TextualIRGuard.h"
+
+#include <cctype>
+#include <cstdint>
+#include <vector>
+
+using namespace wsc;
+
+namespace {
+
+bool isIdentifierStart(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isIdentifierChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
+         c == '.';
+}
+char closerOf(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+class Scanner {
+public:
+  explicit Scanner(std::string_view text) : text(text) {}
+
+  std::optional<TextHazard> run() {
+    while (pos < text.size()) {
+      if (atLineStart && startsWith("// -----")) {
+        // -split-input-file's marker: each part is parsed on its own. The
+        // same line in an unsplit file is a comment, so nothing is refused
+        // here; the parts' brackets are matched separately.
+        stack.clear();
+        skipLine();
+        continue;
+      }
+      char c = text[pos];
+      if (startsWith("//")) {
+        skipLine();
+      } else if (c == '"') {
+        if (auto h = scanString())
+          return h;
+      } else if (startsWith("{-#")) {
+        inMetadata = true;
+        if (auto h = open('{'))
+          return h;
+        advance(3);
+      } else if (startsWith("#-}")) {
+        inMetadata = false;
+        if (auto h = close('}'))
+          return h;
+        advance(3);
+      } else if (c == '(' || c == '[' || c == '{') {
+        if (auto h = open(c))
+          return h;
+        advance(1);
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (auto h = close(c))
+          return h;
+        advance(1);
+      } else if (isIdentifierStart(c) && !precededByIdentifierChar()) {
+        if (auto h = scanIdentifier())
+          return h;
+        continue;
+      } else {
+        if (!std::isspace(static_cast<unsigned char>(c)))
+          lastSignificant = c;
+        advance(1);
+      }
+    }
+    return unclosedBracket();
+  }
+
+private:
+  struct Open {
+    char bracket;
+    unsigned line, column;
+  };
+
+  bool startsWith(std::string_view s) const {
+    return text.substr(pos, s.size()) == s;
+  }
+  bool precededByIdentifierChar() const {
+    return pos > 0 && (isIdentifierChar(text[pos - 1]) || text[pos - 1] == '%' ||
+                       text[pos - 1] == '@' || text[pos - 1] == '#' ||
+                       text[pos - 1] == '!' || text[pos - 1] == '^');
+  }
+  void advance(size_t n) {
+    for (; n > 0 && pos < text.size(); --n, ++pos) {
+      atLineStart = text[pos] == '\n';
+      if (atLineStart) {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+  }
+  void skipLine() {
+    while (pos < text.size() && text[pos] != '\n')
+      advance(1);
+    advance(1);
+  }
+  void skipSpaces() {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
+      advance(1);
+  }
+  TextHazard here(std::string message) const { return {line, column, std::move(message)}; }
+
+  std::optional<TextHazard> open(char bracket) {
+    if (stack.size() >= kMaxTextualIRNesting)
+      return here("brackets nest deeper than " + std::to_string(kMaxTextualIRNesting) +
+                  " levels");
+    stack.push_back({bracket, line, column});
+    lastSignificant = bracket;
+    return std::nullopt;
+  }
+  std::optional<TextHazard> close(char closer) {
+    lastSignificant = closer;
+    // A closer with nothing open is MLIR's to report: it cannot crash it.
+    if (stack.empty())
+      return std::nullopt;
+    Open o = stack.back();
+    stack.pop_back();
+    if (closerOf(o.bracket) == closer)
+      return std::nullopt;
+    return here(std::string("'") + closer + "' does not close the '" + o.bracket +
+                "' opened at line " + std::to_string(o.line) + ", column " +
+                std::to_string(o.column));
+  }
+  std::optional<TextHazard> unclosedBracket() {
+    if (stack.empty())
+      return std::nullopt;
+    Open o = stack.back();
+    stack.clear();
+    return TextHazard{o.line, o.column,
+                      std::string("'") + o.bracket + "' is never closed (is the input cut off?)"};
+  }
+
+  // A string literal; in the metadata section a "0x..." string is a
+  // resource blob whose first 4 bytes (little-endian) are its alignment.
+  std::optional<TextHazard> scanString() {
+    unsigned startLine = line, startColumn = column;
+    advance(1);
+    size_t begin = pos;
+    while (pos < text.size() && text[pos] != '"' && text[pos] != '\n')
+      advance(text[pos] == '\\' ? 2 : 1);
+    std::string_view body = text.substr(begin, pos - begin);
+    if (pos < text.size() && text[pos] == '"')
+      advance(1);
+    lastSignificant = '"';
+    if (!inMetadata || body.size() < 10 || body.substr(0, 2) != "0x")
+      return std::nullopt;
+    uint64_t alignment = 0;
+    for (int byte = 3; byte >= 0; --byte) {
+      int hi = hexValue(body[2 + 2 * byte]), lo = hexValue(body[3 + 2 * byte]);
+      if (hi < 0 || lo < 0)
+        return std::nullopt; // not hex: MLIR reports it
+      alignment = alignment * 256 + static_cast<uint64_t>(hi * 16 + lo);
+    }
+    if (alignment != 0 && (alignment & (alignment - 1)) == 0)
+      return std::nullopt;
+    return TextHazard{startLine, startColumn,
+                      "resource blob's alignment (its first 4 bytes, little-endian) is " +
+                          std::to_string(alignment) + "; it must be a power of two"};
+  }
+
+  // `permutation = [...]` or `dimensions = [...]` right after an operand
+  // list `)` is linalg's custom syntax, whose parser crashes on anything
+  // but a list of integers. In an attribute dictionary the key follows
+  // `{` or `,` and MLIR's attribute parser handles it.
+  std::optional<TextHazard> scanIdentifier() {
+    size_t begin = pos;
+    while (pos < text.size() && isIdentifierChar(text[pos]))
+      advance(1);
+    std::string_view word = text.substr(begin, pos - begin);
+    bool custom = lastSignificant == ')' && (word == "permutation" || word == "dimensions");
+    lastSignificant = 'a';
+    if (!custom)
+      return std::nullopt;
+    skipSpaces();
+    if (pos >= text.size() || text[pos] != '=')
+      return std::nullopt; // a keyword without `=`: MLIR reports it
+    advance(1);
+    skipSpaces();
+    TextHazard bad = here("'" + std::string(word) +
+                          "' must be a list of integers such as [1, 0]");
+    if (pos >= text.size() || text[pos] != '[')
+      return bad;
+    advance(1);
+    skipSpaces();
+    bool first = true;
+    while (pos < text.size() && text[pos] != ']') {
+      if (!first) {
+        if (text[pos] != ',')
+          return bad;
+        advance(1);
+        skipSpaces();
+      }
+      if (pos < text.size() && text[pos] == '-')
+        advance(1);
+      if (pos >= text.size() || !std::isdigit(static_cast<unsigned char>(text[pos])))
+        return bad;
+      while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])))
+        advance(1);
+      skipSpaces();
+      first = false;
+    }
+    if (pos >= text.size())
+      return bad;
+    advance(1);
+    lastSignificant = ']';
+    return std::nullopt;
+  }
+
+  std::string_view text;
+  size_t pos = 0;
+  unsigned line = 1, column = 1;
+  bool atLineStart = true;
+  bool inMetadata = false;
+  char lastSignificant = 0;
+  std::vector<Open> stack;
+};
+
+} // namespace
+
+std::optional<TextHazard> wsc::findTextualIRHazard(std::string_view text) {
+  // MLIR bytecode is binary: its reader is not the text parser.
+  if (text.substr(0, 4) == std::string_view("ML\xEFR", 4))
+    return std::nullopt;
+  return Scanner(text).run();
+}
