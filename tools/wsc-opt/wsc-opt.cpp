@@ -14,6 +14,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
@@ -23,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include "../common/GuardedInput.h"
+#include "../common/PlainRemarks.h"
 #include "../common/QuietDiagnostics.h"
 
 static int runOptimizer(int argc, char **argv, mlir::DialectRegistry &registry) {
@@ -33,6 +35,14 @@ static int runOptimizer(int argc, char **argv, mlir::DialectRegistry &registry) 
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputName, outputName, registry));
+
+  if (!config.shouldVerifyDiagnostics()) {
+    mlir::MlirOptMainConfig upstream = config;
+    config.setPassPipelineSetupFn([upstream](mlir::PassManager &pm) {
+      wsc::tools::printRemarksPlainly(*pm.getContext());
+      return upstream.setupPassPipeline(pm);
+    });
+  }
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputName, &error);
