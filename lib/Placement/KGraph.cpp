@@ -53,6 +53,28 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return out;
 }
 
+/// " (as if pooled AxB between the kernels ...)" when `annotated` is
+/// `produced` with its leading (spatial) dimensions divided by whole factors
+/// and its last (channels) kept: the contest's UNet pools between kernels
+/// and has no kernel for it. Empty otherwise (a larger annotation may be a
+/// strided producer's input size or an up-sampling: we cannot tell).
+std::string pooling(const std::vector<int64_t> &produced, const std::vector<int64_t> &annotated) {
+  if (produced.size() != annotated.size() || produced.size() < 2 ||
+      produced.back() != annotated.back())
+    return "";
+  std::string factors;
+  bool smaller = false;
+  for (size_t d = 0; d + 1 < produced.size(); ++d) {
+    if (annotated[d] > produced[d] || produced[d] % annotated[d] != 0)
+      return "";
+    smaller |= annotated[d] < produced[d];
+    factors += (factors.empty() ? "" : "x") + std::to_string(produced[d] / annotated[d]);
+  }
+  return smaller ? " (as if pooled " + factors + " between the kernels: the graph has no kernel "
+                                                  "for it)"
+                 : "";
+}
+
 /// Parses `key=value` words of a header comment.
 class HeaderParser {
 public:
@@ -159,8 +181,9 @@ private:
 
 class BodyParser {
 public:
-  BodyParser(const std::vector<Token> &tokens, const std::string &file, KGraph &graph)
-      : ts_(tokens, file), graph_(graph) {}
+  BodyParser(const std::vector<Token> &tokens, const std::string &file, KGraph &graph,
+             const KGraphOptions &options)
+      : ts_(tokens, file), graph_(graph), options_(options) {}
 
   bool parse(std::string &error) {
     while (ts_.peek().kind != Token::End) {
@@ -232,7 +255,11 @@ private:
       std::string key;
       if (!ts_.expectIdent("an attribute key", key, error) || !ts_.expectPunct("=", error))
         return false;
-      if (!seen.insert(key).second) {
+      bool again = !seen.insert(key).second;
+      // Contest files B and F name their input and output nodes twice
+      // (name='x' name='k0'): the later name is the node's, as for any
+      // repeated assignment.
+      if (again && (key != "name" || options_.strict)) {
         error = ts_.errorAt(keyTok, ref + " gives " + key + " twice");
         return false;
       }
@@ -243,6 +270,10 @@ private:
                                             detail::describe(valueTok));
           return false;
         }
+        if (again)
+          graph_.warnings.push_back(ts_.warningAt(
+              keyTok, ref + " gives name twice ('" + name + "', then '" + valueTok.text +
+                          "'); using '" + valueTok.text + "'"));
         name = valueTok.text;
         continue;
       }
@@ -390,10 +421,18 @@ private:
       } while (ts_.isPunct("["));
       std::vector<int64_t> produced = from.isKernel ? outputShape(from.kernel) : from.shape;
       if (edge.shape != produced) {
-        error = ts_.errorAt(shapeAt, "shape " + shapeText(edge.shape) + " does not match " +
-                                         from.kind + "[" + std::to_string(from.index) +
-                                         "]'s output " + shapeText(produced));
-        return false;
+        std::string producer = from.kind + "[" + std::to_string(from.index) + "]";
+        std::string what = "shape " + shapeText(edge.shape) + " does not match " + producer +
+                           "'s output " + shapeText(produced);
+        if (options_.strict) {
+          error = ts_.errorAt(shapeAt, what);
+          return false;
+        }
+        // The annotation only describes the tensor: the kernels' formal
+        // arguments decide their work, and a wire's cost is its length.
+        graph_.warnings.push_back(ts_.warningAt(
+            shapeAt, what + pooling(produced, edge.shape) + "; using " + producer +
+                         "'s output (the kernels' formal arguments decide their work)"));
       }
     }
     if (!ts_.expectEndOfLine(error))
@@ -410,6 +449,7 @@ private:
 
   TokenStream ts_;
   KGraph &graph_;
+  const KGraphOptions &options_;
   std::map<std::pair<std::string, int64_t>, size_t> nodes_;
   std::map<std::string, int> names_;
   std::set<std::string> edges_;
@@ -418,7 +458,7 @@ private:
 } // namespace
 
 bool parseKGraph(std::string_view text, const std::string &file, KGraph &graph,
-                 std::string &error) {
+                 std::string &error, const KGraphOptions &options) {
   graph = KGraph();
   std::vector<Token> tokens;
   if (!detail::tokenize(text, file, tokens, error))
@@ -436,7 +476,7 @@ bool parseKGraph(std::string_view text, const std::string &file, KGraph &graph,
   }
   if (!header.finish(error))
     return false;
-  return BodyParser(tokens, file, graph).parse(error);
+  return BodyParser(tokens, file, graph, options).parse(error);
 }
 
 bool readFile(const std::string &path, std::string &text, std::string &error) {
@@ -451,9 +491,10 @@ bool readFile(const std::string &path, std::string &text, std::string &error) {
   return true;
 }
 
-bool readKGraph(const std::string &path, KGraph &graph, std::string &error) {
+bool readKGraph(const std::string &path, KGraph &graph, std::string &error,
+                const KGraphOptions &options) {
   std::string text;
-  return readFile(path, text, error) && parseKGraph(text, path, graph, error);
+  return readFile(path, text, error) && parseKGraph(text, path, graph, error, options);
 }
 
 Problem toProblem(const KGraph &graph) {

@@ -8,8 +8,10 @@
 
 namespace wsc::place::detail {
 
-std::string diag(const std::string &file, int line, int col, const std::string &message) {
-  return file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": error: " + message;
+std::string diag(const std::string &file, int line, int col, const std::string &message,
+                 const char *severity) {
+  return file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + severity + ": " +
+         message;
 }
 
 namespace {

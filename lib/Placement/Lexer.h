@@ -27,8 +27,9 @@ struct Token {
   int bodyCol = 1;
 };
 
-/// "file:line:col: error: message".
-std::string diag(const std::string &file, int line, int col, const std::string &message);
+/// "file:line:col: SEVERITY: message", SEVERITY "error" or "warning".
+std::string diag(const std::string &file, int line, int col, const std::string &message,
+                 const char *severity = "error");
 
 /// Splits `text` into tokens ending with End. On a lexical error returns
 /// false and sets `error`.
@@ -59,6 +60,9 @@ public:
   bool expectEndOfLine(std::string &error);
   std::string errorAt(const Token &token, const std::string &message) const {
     return diag(file_, token.line, token.col, message);
+  }
+  std::string warningAt(const Token &token, const std::string &message) const {
+    return diag(file_, token.line, token.col, message, "warning");
   }
   const std::string &file() const { return file_; }
 

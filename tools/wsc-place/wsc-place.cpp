@@ -1,7 +1,7 @@
 //===- wsc-place.cpp - place a kernel graph on the wafer, or check one ----===//
 //
-//   wsc-place GRAPH.kgraph [-o SOLUTION] [--time-limit S] [--svg OUT.svg]
-//   wsc-place --check GRAPH.kgraph SOLUTION [--svg OUT.svg]
+//   wsc-place GRAPH.kgraph [-o SOLUTION] [--time-limit S] [--svg OUT.svg] [--strict]
+//   wsc-place --check GRAPH.kgraph SOLUTION [--svg OUT.svg] [--strict]
 //
 // Exit status: 0 success, 1 a bad input or an illegal solution, 2 usage.
 //
@@ -27,8 +27,10 @@ using namespace wsc::place;
 namespace {
 
 const char *kUsage =
-    "usage: wsc-place GRAPH.kgraph [-o SOLUTION] [--time-limit SECONDS] [--svg OUT.svg]\n"
-    "       wsc-place --check GRAPH.kgraph SOLUTION [--svg OUT.svg]\n";
+    "usage: wsc-place GRAPH.kgraph [-o SOLUTION] [--time-limit SECONDS] [--svg OUT.svg] [--strict]\n"
+    "       wsc-place --check GRAPH.kgraph SOLUTION [--svg OUT.svg] [--strict]\n"
+    "--strict: a node named twice or an edge shape that is not its producer's output\n"
+    "          is an error (by default a warning, as the contest's files have both)\n";
 
 int usage(const std::string &message) {
   std::cerr << "wsc-place: error: " << message << "\n" << kUsage;
@@ -68,6 +70,7 @@ void report(std::ostream &os, const Problem &problem, const Metrics &m, int64_t 
 
 struct Args {
   bool check = false;
+  bool strict = false;
   std::vector<std::string> positional;
   std::string output, svg;
   double timeLimit = 60.0;
@@ -88,6 +91,8 @@ std::string parseArgs(int argc, char **argv, Args &args) {
       std::exit(0);
     } else if (a == "--check") {
       args.check = true;
+    } else if (a == "--strict") {
+      args.strict = true;
     } else if (a == "-o") {
       if (!value(args.output))
         return "-o needs a file";
@@ -115,6 +120,17 @@ std::string parseArgs(int argc, char **argv, Args &args) {
   return "";
 }
 
+/// Reads the graph, printing the warnings of a lenient read on stderr.
+bool loadGraph(const Args &args, KGraph &graph, std::string &error) {
+  KGraphOptions options;
+  options.strict = args.strict;
+  if (!readKGraph(args.positional[0], graph, error, options))
+    return false;
+  for (const std::string &warning : graph.warnings)
+    std::cerr << warning << "\n";
+  return true;
+}
+
 Problem loadProblem(const KGraph &graph, const std::string &path) {
   Problem problem = toProblem(graph);
   if (problem.name.empty()) {
@@ -127,7 +143,7 @@ Problem loadProblem(const KGraph &graph, const std::string &path) {
 int check(const Args &args) {
   KGraph graph;
   std::string error, text;
-  if (!readKGraph(args.positional[0], graph, error))
+  if (!loadGraph(args, graph, error))
     return fail(error);
   Problem problem = loadProblem(graph, args.positional[0]);
   Placement placement;
@@ -149,7 +165,7 @@ int check(const Args &args) {
 int placeGraph(const Args &args) {
   KGraph graph;
   std::string error;
-  if (!readKGraph(args.positional[0], graph, error))
+  if (!loadGraph(args, graph, error))
     return fail(error);
   Problem problem = loadProblem(graph, args.positional[0]);
   PlaceOptions options;

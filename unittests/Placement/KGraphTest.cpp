@@ -20,6 +20,9 @@ std::string parseError(const std::string &text) {
 
 std::string withHeader(const std::string &body) { return kHeader + body; }
 
+const char *kConsistent = "input[0] n=[4 4 8]\ndblock[1] f=8 h=4 w=4\n"
+                          "input[0]:y -> dblock[1]:x, shape:[4][4][8]\n";
+
 TEST(KGraph, ParsesNodesEdgesAndHeader) {
   std::string text = withHeader("input[0] n=[14 14 1024] name='in'\n"
                                 "cblock[ 1] f=2048 h=14 w=14 name='k1'\n"
@@ -72,12 +75,72 @@ TEST(KGraph, ExtensionKinds) {
 }
 
 TEST(KGraph, ExampleInputsParse) {
-  for (const char *name : {"tiny", "resnet50_blocks", "resnet50_convs", "transformer"}) {
+  for (const char *name :
+       {"tiny", "resnet50_blocks", "resnet50_convs", "transformer", "contest_style"}) {
     KGraph g;
     std::string error;
     EXPECT_TRUE(readKGraph(std::string(WSC_PLACEMENT_INPUTS) + "/" + name + ".kgraph", g, error))
         << error;
   }
+}
+
+// The contest's files as published: a name given twice, an edge annotated
+// with its strided producer's input size, a pooling between two kernels.
+// Each is read past with a located warning saying what was used.
+TEST(KGraph, ContestInconsistenciesAreWarnings) {
+  std::string text = withHeader("input[ 0] n=[28 28 64] name='x' name='k0'\n"
+                                "conv[1] W=28 H=28 R=3 S=3 C=64 K=128 T=1 U=1 name='a' name='k1'\n"
+                                "conv[2] W=14 H=14 R=3 S=3 C=128 K=256 T=2 U=2 name='k2'\n"
+                                "conv[3] W=7 H=7 R=1 S=1 C=256 K=256 T=1 U=1 name='k3'\n"
+                                "input[ 0]:_\t->\tconv[1]:x, shape:[28][28][64]\n"
+                                "conv[1]:y\t->\tconv[2]:x, shape:[14][14][128]\n"
+                                "conv[2]:y\t->\tconv[3]:x, shape:[14][14][256]\n");
+  KGraph g;
+  std::string error;
+  ASSERT_TRUE(parseKGraph(text, "g.kgraph", g, error)) << error;
+  EXPECT_EQ(g.warnings,
+            (std::vector<std::string>{
+                "g.kgraph:2:33: warning: input[0] gives name twice ('x', then 'k0'); using 'k0'",
+                "g.kgraph:3:55: warning: conv[1] gives name twice ('a', then 'k1'); using 'k1'",
+                "g.kgraph:7:25: warning: shape [14][14][128] does not match conv[1]'s output "
+                "[28][28][128] (as if pooled 2x2 between the kernels: the graph has no kernel "
+                "for it); using conv[1]'s output (the kernels' formal arguments decide their work)",
+                "g.kgraph:8:25: warning: shape [14][14][256] does not match conv[2]'s output "
+                "[7][7][256]; using conv[2]'s output (the kernels' formal arguments decide their "
+                "work)"}));
+  ASSERT_EQ(g.nodes.size(), 4u);
+  EXPECT_EQ(g.nodes[1].kernel.name, "k1");
+  // The graph is what the kernels say: three kernels in a chain.
+  Problem p = toProblem(g);
+  EXPECT_EQ(p.edges, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}}));
+  // A consistent graph gives no warnings.
+  ASSERT_TRUE(parseKGraph(withHeader(kConsistent), "g.kgraph", g, error)) << error;
+  EXPECT_TRUE(g.warnings.empty());
+}
+
+// --strict keeps the format's own rules as errors.
+TEST(KGraph, StrictRefusesWhatTheContestFilesDo) {
+  KGraphOptions strict;
+  strict.strict = true;
+  KGraph g;
+  std::string error;
+  EXPECT_FALSE(parseKGraph(withHeader("input[ 0] n=[4 4 8] name='x' name='k0'\n"), "g.kgraph", g,
+                           error, strict));
+  EXPECT_EQ(error, "g.kgraph:2:30: error: input[0] gives name twice");
+  EXPECT_FALSE(parseKGraph(withHeader("input[0] n=[4 4 8]\ndblock[1] f=8 h=4 w=4\n"
+                                      "input[0]:y -> dblock[1]:x, shape:[4][4][4]\n"),
+                           "g.kgraph", g, error, strict));
+  EXPECT_EQ(error,
+            "g.kgraph:4:28: error: shape [4][4][4] does not match input[0]'s output [4][4][8]");
+  EXPECT_FALSE(parseKGraph(withHeader("conv[1] W=8 H=8 R=1 S=1 C=4 K=4 T=1 U=1\n"
+                                      "conv[2] W=8 H=8 R=1 S=1 C=4 K=4 T=1 U=1\n"
+                                      "conv[1]:y -> conv[2]:x, shape:[4][4][4]\n"),
+                           "g.kgraph", g, error, strict));
+  EXPECT_EQ(error,
+            "g.kgraph:4:25: error: shape [4][4][4] does not match conv[1]'s output [8][8][4]");
+  // Repeating any other key stays an error in both modes.
+  EXPECT_FALSE(parseKGraph(withHeader("input[ 0] n=[4 4 8] n=[4 4 8]\n"), "g.kgraph", g, error));
+  EXPECT_EQ(error, "g.kgraph:2:21: error: input[0] gives n twice");
 }
 
 struct Bad {
@@ -144,9 +207,6 @@ INSTANTIATE_TEST_SUITE_P(
             "g.kgraph:3:1: error: connection names dblock[1], which is not declared above"},
         Bad{withHeader("input[0] n=[4 4 8]\ndblock[1] f=8 h=4 w=4\ninput[0]:y dblock[1]:x\n"),
             "g.kgraph:4:12: error: expected '->', got 'dblock'"},
-        Bad{withHeader("input[0] n=[4 4 8]\ndblock[1] f=8 h=4 w=4\n"
-                       "input[0]:y -> dblock[1]:x, shape:[4][4][4]\n"),
-            "g.kgraph:4:28: error: shape [4][4][4] does not match input[0]'s output [4][4][8]"},
         Bad{withHeader("input[0] n=[4 4 8]\ndblock[1] f=8 h=4 w=4\n"
                        "input[0]:y -> dblock[1]:x, shape:[4 4 8]\n"),
             "g.kgraph:4:28: error: write each shape dimension in its own brackets: [7][7][2048]"},

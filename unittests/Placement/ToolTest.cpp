@@ -75,6 +75,41 @@ TEST_F(PlaceTool, MalformedInputsFailWithPositions) {
   EXPECT_EQ(r.err, path("missing.kgraph") + ": error: cannot read: No such file or directory\n");
 }
 
+// A file in the contest's published style places, with a located warning per
+// inconsistency; --strict refuses it at the first.
+TEST_F(PlaceTool, ContestStyleWarnsAndStrictRefuses) {
+  Result r = run(input("contest_style") + " -o " + path("sol.txt") + " --time-limit 5");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string file = input("contest_style");
+  EXPECT_NE(r.err.find(file + ":19:33: warning: input[0] gives name twice ('x', then 'k0'); "
+                              "using 'k0'\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(file + ":25:33: warning: output[6] gives name twice"), std::string::npos);
+  EXPECT_NE(r.err.find(file + ":29:25: warning: shape [14][14][128] does not match conv[1]'s "
+                              "output [28][28][128] (as if pooled 2x2"),
+            std::string::npos);
+  EXPECT_NE(r.err.find(file + ":31:25: warning: shape [14][14][512] does not match conv[3]'s "
+                              "output [7][7][512]; using conv[3]'s output"),
+            std::string::npos);
+  Result checked = run("--check " + file + " " + path("sol.txt"));
+  EXPECT_EQ(checked.status, 0) << checked.err;
+  EXPECT_NE(checked.err.find("warning: input[0] gives name twice"), std::string::npos);
+
+  Result strict = run("--strict " + file + " -o " + path("strict.txt"));
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_EQ(strict.err, file + ":19:33: error: input[0] gives name twice\n");
+  write("shape.kgraph", "(* width=60 height=60 memlimit=24576 *)\n"
+                        "conv[1] W=8 H=8 R=1 S=1 C=4 K=4 T=2 U=2\n"
+                        "conv[2] W=4 H=4 R=1 S=1 C=4 K=4 T=1 U=1\n"
+                        "conv[1]:y -> conv[2]:x, shape:[8][8][4]\n");
+  strict = run("--strict " + path("shape.kgraph"));
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_EQ(strict.err, path("shape.kgraph") +
+                            ":4:25: error: shape [8][8][4] does not match conv[1]'s output [4][4][4]\n");
+  EXPECT_EQ(run("--check --strict " + file + " " + path("sol.txt")).status, 1);
+}
+
 TEST_F(PlaceTool, InfeasibleGraph) {
   write("big.kgraph", "(* width=8 height=8 memlimit=10 *)\nconv[1] W=8 H=8 R=3 S=3 C=64 K=64 T=1 U=1\n");
   Result r = run(path("big.kgraph"));

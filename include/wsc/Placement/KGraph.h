@@ -39,17 +39,30 @@ struct KGraphEdge {
 
 struct KGraph {
   std::string test;
+  /// "file:line:col: warning: ..." for each inconsistency read past (never
+  /// with KGraphOptions::strict, where each is an error).
+  std::vector<std::string> warnings;
   Wafer wafer;
   double wDeltaT = 1.0, wLength = 1.0, wAdapter = 0.0;
   std::vector<KGraphNode> nodes;
   std::vector<KGraphEdge> edges;
 };
 
+struct KGraphOptions {
+  /// The contest's files are read as published: a node naming itself twice
+  /// keeps the last name, and an edge's shape annotation that is not its
+  /// producer's output (a pooling or up-sampling between kernels, a typo) is
+  /// read past; each gives a warning in KGraph::warnings. Strict makes both
+  /// errors.
+  bool strict = false;
+};
+
 /// Parses a kgraph. On any malformed line returns false with `error` as
 /// "file:line:col: error: ...".
 bool parseKGraph(std::string_view text, const std::string &file, KGraph &graph,
-                 std::string &error);
-bool readKGraph(const std::string &path, KGraph &graph, std::string &error);
+                 std::string &error, const KGraphOptions &options = {});
+bool readKGraph(const std::string &path, KGraph &graph, std::string &error,
+                const KGraphOptions &options = {});
 
 /// The kernels (in node order) and the edges between two kernels.
 Problem toProblem(const KGraph &graph);
