@@ -317,10 +317,16 @@ void MicroBatchPass::decide(ModuleOp module) {
       emitError(reason->first) << asked << ": " << reason->second;
       return signalPassFailure();
     }
-    if (!microBatch.isFixed())
-      return reportDecision(module, module.getLoc(), ReportEntry::MicroBatch,
-                            "none (" + stringifyMicroBatchMode(microBatch.mode) +
-                                "): " + reason->second);
+    // A fixed size of the whole shard or more is no split either: the
+    // schedule then carries no micro_batch_size (the runtime refuses one
+    // next to sparse or VTS steps).
+    std::string why = microBatch.isFixed()
+                          ? llvm::formatv("{0} covers the {1} samples each system runs", asked,
+                                          batch)
+                                .str()
+                          : stringifyMicroBatchMode(microBatch.mode).str();
+    return reportDecision(module, module.getLoc(), ReportEntry::MicroBatch,
+                          "none (" + why + "): " + reason->second);
   }
 
   if (microBatch.isFixed()) {

@@ -7,6 +7,8 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::wsc;
 
@@ -46,23 +48,71 @@ LogicalResult checkParams(func::FuncOp func) {
 
 LogicalResult checkSystems(func::FuncOp func, const BatchDims &dims, int64_t systems) {
   const int64_t batch = dims.getGlobalBatch();
-  if (batch == 0 || batch >= systems)
+  if (batch < 1 || batch > ::wsc::kMaxGlobalBatch)
+    return emitError(func.getLoc())
+           << "global batch " << batch
+           << " is out of range [1, 2^40]: a step takes at least one sample, through an "
+              "argument marked wsc.input or wsc.label";
+  if (batch >= systems)
     return success();
   return emitError(func.getLoc())
          << "global batch " << batch << " is smaller than systems=" << systems
          << ": every system needs at least one sample";
 }
 
-/// A training step returns its loss: gradients alone have nothing to train.
+/// The schedule names inputs `input<N>` and labels `label<N>` by their
+/// number (0 when the attribute has none): two arguments with one number
+/// would be one tensor name twice.
+LogicalResult checkInputNumbers(func::FuncOp func) {
+  std::map<std::pair<bool, int64_t>, unsigned> owner;
+  for (BlockArgument arg : func.getArguments()) {
+    for (bool isInput : {true, false}) {
+      StringRef attrName =
+          isInput ? WSCDialect::getInputAttrName() : WSCDialect::getLabelAttrName();
+      Attribute attr = func.getArgAttr(arg.getArgNumber(), attrName);
+      if (!attr)
+        continue;
+      auto number = llvm::dyn_cast<IntegerAttr>(attr);
+      const int64_t n = number ? number.getInt() : 0;
+      auto [it, inserted] = owner.try_emplace({isInput, n}, arg.getArgNumber());
+      if (!inserted)
+        return emitError(arg.getLoc())
+               << "argument #" << arg.getArgNumber() << ": " << attrName << " " << n
+               << " is already argument #" << it->second << "'s; each has its own number";
+    }
+  }
+  return success();
+}
+
+/// A training step returns its loss, one rank-0 f32 value (the schedule's
+/// only training output): gradients alone have nothing to train, and a step
+/// without a loss is inference, which reads buffers but never updates them.
 LogicalResult checkLoss(func::FuncOp func) {
-  std::optional<unsigned> firstGrad;
+  std::optional<unsigned> firstGrad, firstBufferUpdate, loss;
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
-    if (func.getResultAttr(i, WSCDialect::getLossAttrName()))
-      return success();
+    if (func.getResultAttr(i, WSCDialect::getLossAttrName())) {
+      auto type = llvm::dyn_cast<RankedTensorType>(func.getResultTypes()[i]);
+      if (!type || type.getRank() != 0 || !type.getElementType().isF32())
+        return emitError(func.getLoc())
+               << "result #" << i << " is the loss ({wsc.loss}) and must be a rank-0 f32 "
+               << "tensor, got " << func.getResultTypes()[i];
+      if (loss)
+        return emitError(func.getLoc())
+               << "results #" << *loss << " and #" << i
+               << " are both the loss ({wsc.loss}); a training step has one";
+      loss = i;
+    }
     if (!firstGrad && func.getResultAttr(i, WSCDialect::getGradAttrName()))
       firstGrad = i;
+    if (!firstBufferUpdate && func.getResultAttr(i, WSCDialect::getBufferUpdateAttrName()))
+      firstBufferUpdate = i;
   }
-  if (!firstGrad)
+  if (!loss && firstBufferUpdate)
+    return emitError(func.getLoc())
+           << "result #" << *firstBufferUpdate
+           << " updates a buffer (wsc.buffer_update) but no result is the loss ({wsc.loss}); "
+              "inference treats buffers as read-only";
+  if (loss || !firstGrad)
     return success();
   return emitError(func.getLoc())
          << "result #" << *firstGrad
@@ -98,8 +148,8 @@ LogicalResult checkOutputMaps(func::FuncOp func) {
 
 LogicalResult mlir::wsc::checkStepContract(func::FuncOp func, const BatchDims &dims,
                                            int64_t systems) {
-  if (failed(checkParams(func)) || failed(checkNumClasses(func)) || failed(checkLoss(func)) ||
-      failed(checkOutputMaps(func)))
+  if (failed(checkParams(func)) || failed(checkNumClasses(func)) ||
+      failed(checkInputNumbers(func)) || failed(checkLoss(func)) || failed(checkOutputMaps(func)))
     return failure();
   return checkSystems(func, dims, systems);
 }

@@ -145,18 +145,34 @@ module attributes {r = #wsc.rect<x = 0, y = 0, w = 0, h = 1>} {}
 
 // -----
 
-// expected-error @+1 {{optimizer lr must be non-negative, got -1.000000e+00}}
+// expected-error @+1 {{optimizer lr must be in [0, 1e21], got -1.000000e+00}}
 module attributes {o = #wsc.optimizer<sgd, lr = -1.0>} {}
 
 // -----
 
-// expected-error @+1 {{optimizer weight_decay must be non-negative}}
+// expected-error @+1 {{optimizer weight_decay must be in [0, 1e21]}}
 module attributes {o = #wsc.optimizer<adam, weight_decay = -1.0>} {}
 
 // -----
 
-// expected-error @+1 {{sgd momentum must be non-negative, got -5.000000e-01}}
+// expected-error @+1 {{sgd momentum must be in [0, 1e21], got -5.000000e-01}}
 module attributes {o = #wsc.optimizer<sgd, momentum = -0.5>} {}
+
+// -----
+
+// The schedule's bound on a figure (found by scripts/mutation-fuzz.py: wsc-run refused lr = 1e300).
+// expected-error @+1 {{optimizer lr must be in [0, 1e21], got 1.000000e+300}}
+module attributes {o = #wsc.optimizer<sgd, lr = 1.0e300>} {}
+
+// -----
+
+// expected-error @+1 {{sgd dampening must be in [-1e21, 1e21], got -INF}}
+module attributes {o = #wsc.optimizer<sgd, dampening = 0xFFF0000000000000>} {}
+
+// -----
+
+// expected-error @+1 {{adam eps must be in [0, 1e21], got INF}}
+module attributes {o = #wsc.optimizer<adam, eps = 0x7FF0000000000000>} {}
 
 // -----
 
@@ -170,7 +186,7 @@ module attributes {o = #wsc.optimizer<adam, beta1 = 1.0>} {}
 
 // -----
 
-// expected-error @+1 {{adam eps must be non-negative, got -1.000000e+00}}
+// expected-error @+1 {{adam eps must be in [0, 1e21], got -1.000000e+00}}
 module attributes {o = #wsc.optimizer<adamw, eps = -1.0>} {}
 
 // -----

@@ -26,10 +26,24 @@ func.func @sparse(%x: tensor<4x2xf32> {wsc.input = 0 : i64},
 
 // -----
 
-// A size that covers the whole per-system batch splits nothing: it is taken.
-// expected-remark @+1 {{micro-batch 2 of 2 per system (forced)}}
+// A size that covers the whole per-system batch splits nothing: the module
+// gets no micro-batch size (wsc-run refuses one next to VTS or sparse steps).
+// expected-remark @+1 {{none (micro-batch=2 covers the 2 samples each system runs): variable tensor shape steps are not run in micro-batches yet}}
 module attributes {wsc.vts = #wsc.vts<threshold = 0.5, ragged_work = 0.75>, wsc.target = #wsc.target<systems = 2>} {
   func.func @whole(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<4x2xf32>
+  }
+}
+
+// -----
+
+// Found by scripts/mutation-fuzz.py: micro-batch=300 on a sparse model was
+// moved to the whole shard and written to the schedule, which wsc-run refused.
+// expected-remark @+1 {{none (micro-batch=2 covers the 2 samples each system runs): sparse weights are not streamed per micro-batch yet}}
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+  func.func @sparse_whole(%x: tensor<4x2xf32> {wsc.input = 0 : i64},
+                          %w: tensor<2x2xf32> {wsc.param = "w", wsc.sparsity = {density = 0.5 : f64, source = "explicit"}})
+      -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
     return %x : tensor<4x2xf32>
   }
 }

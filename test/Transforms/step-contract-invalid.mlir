@@ -49,6 +49,55 @@ func.func @batch0(%x: tensor<0x3xf32> {wsc.input = 0 : i64}) -> (tensor<0x3xf32>
 
 // -----
 
+// The classes below were found by scripts/mutation-fuzz.py: wsc-opt and
+// wsc-translate accepted them and wsc-run refused the schedule.
+
+// No argument carries the batch: the schedule's global_batch would be 0.
+// expected-error @+1 {{global batch 0 is out of range [1, 2^40]: a step takes at least one sample, through an argument marked wsc.input or wsc.label}}
+func.func @no_batch(%w: tensor<2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+  %c = arith.constant dense<0.0> : tensor<f32>
+  return %c : tensor<f32>
+}
+
+// -----
+
+// Two inputs numbered 0 would both be the schedule's 'input0'.
+// expected-error @+1 {{argument #1: wsc.input 0 is already argument #0's; each has its own number}}
+func.func @input_twice(%x: tensor<8x3xf32> {wsc.input = 0 : i64}, %z: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<8x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #2: wsc.label 1 is already argument #1's; each has its own number}}
+func.func @label_twice(%x: tensor<8x3xf32> {wsc.input = 0 : i64}, %y: tensor<8xi64> {wsc.label = 1 : i64}, %z: tensor<8xi64> {wsc.label = 1 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<8x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result #0 is the loss ({wsc.loss}) and must be a rank-0 f32 tensor, got 'tensor<8x3xf32>'}}
+func.func @batched_loss(%x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (tensor<8x3xf32> {wsc.loss}) {
+  return %x : tensor<8x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{results #0 and #1 are both the loss ({wsc.loss}); a training step has one}}
+func.func @two_losses(%x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<f32> {wsc.loss}) {
+  %c = arith.constant dense<0.0> : tensor<f32>
+  return %c, %c : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{result #1 updates a buffer (wsc.buffer_update) but no result is the loss ({wsc.loss}); inference treats buffers as read-only}}
+func.func @inference_updates_buffer(%m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.buffer_update = "bn.running_mean"}) {
+  return %x, %m : tensor<4x2xf32>, tensor<2xf32>
+}
+
+// -----
+
 // Within the rules: no error, only the mode remark.
 // expected-remark @+1 {{mode layer_pipelined (auto)}}
 module {

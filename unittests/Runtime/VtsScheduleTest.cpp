@@ -65,11 +65,20 @@ TEST(VtsSchedule, ValidSchedulesParse) {
 }
 
 TEST(VtsSchedule, Threshold) {
-  for (double t : {0.0, -0.5, 1.5}) {
+  for (double t : {-0.5, 1.5, -1e-300}) {
     json d = mlp();
     d["vts"]["threshold"] = t;
-    EXPECT_SCHEDULE_ERROR(d, "vts.threshold: threshold must lie in (0, 1]");
+    EXPECT_SCHEDULE_ERROR(d, "vts.threshold: threshold must lie in [0, 1]");
   }
+}
+
+// wsc-vts writes 0 when stripping never pays (its threshold is clamped at 0).
+TEST(VtsSchedule, ThresholdZeroIsNeverRagged) {
+  json d = mlp();
+  d["vts"]["threshold"] = 0.0;
+  Schedule s = parseSchedule(d.dump(), "zero.json");
+  ASSERT_TRUE(s.vts);
+  EXPECT_EQ(s.vts->threshold, 0.0);
 }
 
 TEST(VtsSchedule, UnknownMaskGroup) {

@@ -22,6 +22,16 @@ inline constexpr int64_t kMaxNumClasses = int64_t(1) << 40;
 /// elements, wsc/Analysis/TensorSizes.h).
 inline constexpr int64_t kMaxSystems = int64_t(1) << 20;
 
+/// A step's global batch (the schedule's `global_batch`): in
+/// [1, kMaxGlobalBatch]. A step without samples has nothing to train on.
+inline constexpr int64_t kMaxGlobalBatch = int64_t(1) << 40;
+
+/// The largest figure a schedule may carry (bytes, cycles, FLOPs, words,
+/// rates, optimizer hyperparameters): far above any real one (GPT-3 175B's
+/// whole training step is about 3e18 FLOPs; 1e21 bytes is a zettabyte), and
+/// low enough that the timing model's sums and products stay finite.
+inline constexpr double kMaxFigure = 1e21;
+
 } // namespace wsc
 
 #endif // WSC_SUPPORT_LIMITS_H

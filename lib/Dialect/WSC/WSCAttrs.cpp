@@ -276,14 +276,17 @@ LogicalResult OptimizerAttr::verify(function_ref<InFlightDiagnostic()> emitError
          dampening = dampeningF.convertToDouble(), beta1 = beta1F.convertToDouble(),
          beta2 = beta2F.convertToDouble(), eps = epsF.convertToDouble(),
          weightDecay = weightDecayF.convertToDouble();
-  if (!(lr >= 0))
-    return emitError() << "optimizer lr must be non-negative, got " << lr;
-  if (!(weightDecay >= 0))
-    return emitError() << "optimizer weight_decay must be non-negative, got "
-                       << weightDecay;
+  // The schedule's bound on a figure (the runtime refuses larger ones).
+  const double max = ::wsc::kMaxFigure;
+  if (!(lr >= 0 && lr <= max))
+    return emitError() << "optimizer lr must be in [0, 1e21], got " << lr;
+  if (!(weightDecay >= 0 && weightDecay <= max))
+    return emitError() << "optimizer weight_decay must be in [0, 1e21], got " << weightDecay;
   if (kind == OptimizerKind::SGD) {
-    if (!(momentum >= 0))
-      return emitError() << "sgd momentum must be non-negative, got " << momentum;
+    if (!(momentum >= 0 && momentum <= max))
+      return emitError() << "sgd momentum must be in [0, 1e21], got " << momentum;
+    if (!(std::fabs(dampening) <= max))
+      return emitError() << "sgd dampening must be in [-1e21, 1e21], got " << dampening;
     if (nesterov && (momentum <= 0 || dampening != 0))
       return emitError() << "sgd nesterov requires momentum > 0 and dampening = 0";
     return success();
@@ -291,8 +294,8 @@ LogicalResult OptimizerAttr::verify(function_ref<InFlightDiagnostic()> emitError
   if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
     return emitError() << "adam betas must lie in [0, 1), got (" << beta1 << ", "
                        << beta2 << ")";
-  if (!(eps >= 0))
-    return emitError() << "adam eps must be non-negative, got " << eps;
+  if (!(eps >= 0 && eps <= max))
+    return emitError() << "adam eps must be in [0, 1e21], got " << eps;
   return success();
 }
 

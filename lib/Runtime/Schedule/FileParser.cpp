@@ -162,7 +162,7 @@ void FileParser::parseHeader(const JsonReader &root) {
                   s_.systems);
   s_.target.systems = s_.systems;
   JsonReader gb = root.at(key::top::kGlobalBatch);
-  s_.globalBatch = gb.asIntIn(1, int64_t(1) << 40);
+  s_.globalBatch = gb.asIntIn(1, ::wsc::kMaxGlobalBatch);
   if (s_.globalBatch < s_.systems)
     gb.error("global batch ", s_.globalBatch, " is smaller than the number of systems ", s_.systems,
              " (every system needs at least one sample)");
@@ -265,8 +265,9 @@ void FileParser::parseVts(const std::optional<JsonReader> &vts, const JsonReader
     VtsSpec spec;
     JsonReader threshold = vts->at(key::vts::kThreshold);
     spec.threshold = threshold.asNumber();
-    if (!(spec.threshold > 0 && spec.threshold <= 1))
-      threshold.error("threshold must lie in (0, 1], got ", spec.threshold);
+    // 0 is wsc-vts's "stripping never pays": ragged only for an all-padding batch.
+    if (!(spec.threshold >= 0 && spec.threshold <= 1))
+      threshold.error("threshold must lie in [0, 1], got ", spec.threshold);
     JsonReader masks = vts->at(key::vts::kMasks);
     masks.requireArray();
     if (masks.size() == 0)

@@ -11,6 +11,7 @@
 
 #include "wsc/Runtime/Schedule.h"
 #include "wsc/Support/JsonReader.h"
+#include "wsc/Support/Limits.h"
 
 #include <string>
 #include <vector>
@@ -19,13 +20,10 @@ namespace wsc::rt::schedule_parser {
 
 namespace key = ::wsc::schedule::key;
 
-/// The largest figure a schedule may carry (bytes, cycles, FLOPs, words,
-/// rates, hyperparameters): far above any real one (GPT-3 175B's whole
-/// training step is about 3e18 FLOPs; 1e21 bytes is a zettabyte), and low
-/// enough that the timing model's sums and products of figures stay finite
-/// and meaningful. `lp.memory_words=1e30` or `cost.pes=1e300` are errors
-/// naming their JSON path.
-inline constexpr double kMaxFigure = 1e21;
+/// The largest figure a schedule may carry (wsc/Support/Limits.h, where the
+/// compiler reads it too). `lp.memory_words=1e30` or `cost.pes=1e300` are
+/// errors naming their JSON path.
+inline constexpr double kMaxFigure = ::wsc::kMaxFigure;
 
 /// A finite number in (0, kMaxFigure].
 double positive(const JsonReader &j);
