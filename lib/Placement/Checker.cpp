@@ -2,6 +2,8 @@
 
 #include "wsc/Placement/Checker.h"
 
+#include "wsc/Placement/Layout.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -30,9 +32,13 @@ Metrics metricsOf(const Problem &problem, const Placement &placement,
     cy[i] = double(r.y) + double(r.h) / 2;
   }
   for (auto [a, b] : problem.edges)
-    if (legal[a] && legal[b])
+    if (legal[a] && legal[b]) {
       m.wirelength += std::fabs(cx[a] - cx[b]) + std::fabs(cy[a] - cy[b]);
+      m.adapters += needsAdapter(problem.kernels[a], placement.kernels[a].exec,
+                                 problem.kernels[b], placement.kernels[b].exec);
+    }
   m.score = problem.wDeltaT * double(m.deltaT) + problem.wLength * m.wirelength;
+  m.weightedTotal = m.score + problem.wAdapter * double(m.adapters);
   return m;
 }
 

@@ -503,6 +503,7 @@ Problem toProblem(const KGraph &graph) {
   problem.wafer = graph.wafer;
   problem.wDeltaT = graph.wDeltaT;
   problem.wLength = graph.wLength;
+  problem.wAdapter = graph.wAdapter;
   std::vector<int> kernelOf(graph.nodes.size(), -1);
   for (size_t i = 0; i < graph.nodes.size(); ++i)
     if (graph.nodes[i].isKernel) {

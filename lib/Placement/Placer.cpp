@@ -4,9 +4,12 @@
 // 2. For each of a few data-flow orders of the kernels, the least time bound
 //    t >= LB at which snaking shelves in that order hold every kernel's
 //    narrowest rectangle meeting t (gallop up from LB, then bisect).
-// 3. Of the packings at the least t found, the one with the lowest actual
-//    slowest time, then the shortest wires after wire-length improvement
-//    (WireOptimizer.cpp), which keeps every kernel within that time.
+// 3. Each packing at the least t, and at a few looser bounds while the time
+//    given up can still pay off, improved (WireOptimizer.cpp) at its own
+//    slowest time; the best by the weighted objective wDeltaT * deltaT +
+//    wLength * wirelength + wAdapter * adapters.
+// 4. Kicks and descents from the best until the time limit or a few kicks
+//    in a row fail.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 
 namespace wsc::place {
@@ -28,6 +32,9 @@ using namespace detail;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr uint32_t kSearchSeed = 20200401;
+constexpr int kSearchFailures = 8;
 
 /// Reverse postorder of a depth-first walk from the kernels without
 /// producers: a topological order (for a DAG) in which a chain of kernels
@@ -201,23 +208,52 @@ PlaceResult place(const Problem &problem, const PlaceOptions &options) {
     return finish(result);
   }
 
-  // Lowest slowest time, then shortest wires.
-  result.deltaT = kUnboundedTime;
+  // The whole objective from here on: wDeltaT * deltaT + wLength * wires +
+  // wAdapter * adapters. First the packings at the least bound, each
+  // improved at its own slowest time.
+  double bestTotal = 0;
+  auto consider = [&](Placement placement) {
+    int64_t deltaT = slowest(problem, placement);
+    // Past the limit only the packing itself is kept (building the tables
+    // the moves need takes time).
+    if (Clock::now() >= deadline ||
+        !improveWirelength(problem, tables.at(deltaT), deltaT, deadline, placement))
+      result.timedOut = true;
+    double total = measure(problem, placement).weightedTotal;
+    if (result.placement.kernels.empty() || total < bestTotal) {
+      bestTotal = total;
+      result.placement = std::move(placement);
+      result.deltaT = deltaT;
+    }
+  };
   for (auto &[t, placement] : packed)
     if (t == best)
-      result.deltaT = std::min(result.deltaT, slowest(problem, placement));
-  double bestWire = 0;
-  for (auto &[t, placement] : packed) {
-    if (t != best || slowest(problem, placement) != result.deltaT)
-      continue;
-    if (!improveWirelength(problem, tables.at(result.deltaT), deadline, placement))
-      result.timedOut = true;
-    double wire = measure(problem, placement).wirelength;
-    if (result.placement.kernels.empty() || wire < bestWire) {
-      bestWire = wire;
-      result.placement = placement;
+      consider(std::move(placement));
+
+  // Then looser bounds: every kernel may take a smaller rectangle, so the
+  // packing leaves room and the wires shorten, at wDeltaT per cycle. Stop
+  // once the time given up would cost more than all the rest of the best
+  // total, since wires and adapters cannot fall below nothing.
+  for (double looser : {1.01, 1.02, 1.04, 1.08, 1.16, 1.32, 1.64}) {
+    int64_t t = int64_t(std::ceil(double(best) * looser));
+    double rest = bestTotal - problem.wDeltaT * double(result.deltaT);
+    if (problem.wDeltaT * double(t - result.deltaT) >= rest || Clock::now() >= deadline)
+      break;
+    for (const Variant &variant : variants) {
+      Placement placement;
+      if (Clock::now() < deadline && packAt(problem, tables, variant, t, placement))
+        consider(std::move(placement));
     }
   }
+
+  // The rest of the time limit: kicks from the best (a fixed seed, so the
+  // same run every time the limit does not cut it), stopping after a few in
+  // a row that do not help.
+  if (Clock::now() >= deadline ||
+      !searchPlacement(problem, tables.at(result.deltaT), result.deltaT, deadline, kSearchSeed,
+                       kSearchFailures, result.placement))
+    result.timedOut = true;
+  result.deltaT = slowest(problem, result.placement);
   result.ok = true;
   return finish(result);
 }

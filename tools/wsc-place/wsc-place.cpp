@@ -56,14 +56,19 @@ bool writeText(const std::string &path, const std::string &text, std::string &er
 void report(std::ostream &os, const Problem &problem, const Metrics &m, int64_t bound) {
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.4f", bound > 0 ? double(m.deltaT) / double(bound) : 0.0);
-  char wire[32], score[32];
+  char wire[32], score[32], total[32];
   std::snprintf(wire, sizeof wire, "%.1f", m.wirelength);
-  std::snprintf(score, sizeof score, "%.6g", m.score);
+  std::snprintf(score, sizeof score, "%.10g", m.score);
+  std::snprintf(total, sizeof total, "%.10g", m.weightedTotal);
+  // score is the contest's published figure, wdeltat * delta_t + wlength *
+  // wirelength; weighted_total adds wadapter * adapter, our rule's count.
   os << "test: " << problem.name << "\n"
      << "kernels: " << problem.kernels.size() << "\n"
      << "delta_t: " << m.deltaT << "\n"
      << "wirelength: " << wire << "\n"
+     << "adapter: " << m.adapters << "\n"
      << "score: " << score << "\n"
+     << "weighted_total: " << total << "\n"
      << "lower_bound: " << bound << "\n"
      << "delta_t/lower_bound: " << ratio << "\n";
 }

@@ -1,6 +1,7 @@
 //===- CheckerTest.cpp - the placement checker ----------------------------===//
 
 #include "wsc/Placement/Checker.h"
+#include "wsc/Placement/Layout.h"
 
 #include <gtest/gtest.h>
 
@@ -39,6 +40,36 @@ TEST(Checker, LegalPlacementScores) {
   // Centres (1.5, 1) and (9, 4): 7.5 + 3.
   EXPECT_DOUBLE_EQ(r.metrics.wirelength, 10.5);
   EXPECT_DOUBLE_EQ(r.metrics.score, 2 * 1024 + 0.5 * 10.5);
+}
+
+// The adapter rule (Layout.h): a route needs one when the producer writes
+// the tensor split differently from how the consumer reads it.
+TEST(Checker, AdaptersWhereLayoutsDiffer) {
+  Problem p = small();
+  p.wAdapter = 100;
+  // k1 writes rows 1, columns 1, channels 1; k2 reads rows 2, columns 1,
+  // channels 3.
+  CheckReport r = check(p, legal());
+  EXPECT_EQ(r.metrics.adapters, 1);
+  EXPECT_DOUBLE_EQ(r.metrics.weightedTotal, r.metrics.score + 100);
+  // k2 reading h=1 w=1 c=1 matches k1's (h, w, k) = (1, 1, 1); its own k
+  // (output channels) does not matter to this route.
+  EXPECT_FALSE(needsAdapter(p.kernels[0], {1, 1, 1, 1}, p.kernels[1], {1, 1, 1, 4}));
+  EXPECT_TRUE(needsAdapter(p.kernels[0], {1, 1, 1, 2}, p.kernels[1], {1, 1, 1, 4}));
+  EXPECT_TRUE(needsAdapter(p.kernels[0], {2, 1, 1, 1}, p.kernels[1], {1, 1, 1, 1}));
+  Placement matched = legal();
+  matched.kernels[1].exec = {1, 1, 1, 1};
+  matched.kernels[1].orient = Orientation::R0;
+  EXPECT_EQ(check(p, matched).metrics.adapters, 0);
+  EXPECT_EQ(countAdapters(p, matched), 0);
+  // A dblock reads with c1 and writes with k3; a matmul's 2-D tensors never
+  // match a conv's 3-D ones.
+  Kernel block{"b", KernelKind::DBlock, {4, 4, 8}};
+  EXPECT_FALSE(needsAdapter(block, {1, 2, 9, 9, 9, 9, 9, 3}, p.kernels[1], {1, 2, 3, 5}));
+  EXPECT_FALSE(needsAdapter(p.kernels[0], {1, 2, 9, 4}, block, {1, 2, 4, 1, 1, 1, 1, 1}));
+  Kernel mm{"m", KernelKind::Matmul, {16, 8, 8}};
+  EXPECT_TRUE(needsAdapter(p.kernels[0], {1, 1, 1, 1}, mm, {1, 1, 1}));
+  EXPECT_FALSE(needsAdapter(mm, {2, 3, 4}, mm, {2, 4, 1}));
 }
 
 TEST(Checker, Overlap) {

@@ -66,7 +66,7 @@ TEST_P(PlaceExample, LowerBoundIsTheLeastAreaFeasibleTime) {
 
 INSTANTIATE_TEST_SUITE_P(Inputs, PlaceExample,
                          ::testing::Values("tiny", "resnet50_blocks", "resnet50_convs",
-                                           "transformer"));
+                                           "transformer", "contest_style"));
 
 TEST(Placer, ResNet50WithinTenPercentOfTheBound) {
   for (const char *name : {"resnet50_blocks", "resnet50_convs"}) {
@@ -75,6 +75,57 @@ TEST(Placer, ResNet50WithinTenPercentOfTheBound) {
     EXPECT_LE(double(r.deltaT), 1.10 * double(r.lowerBound)) << name;
     EXPECT_LT(r.seconds, 60.0) << name;
   }
+}
+
+/// The weighted total of `placement` under `weights`' weights.
+double totalUnder(const Problem &weights, const Placement &placement) {
+  return measure(weights, placement).weightedTotal;
+}
+
+// The same graph weighting wire length differently: with wlength = 0 only
+// the slowest time counts; with wlength = 4 (the contest's I-N) a looser
+// time bound buys shorter wires. Each placement is the better one under its
+// own weights.
+TEST(Placer, WireWeightTradesTimeForWires) {
+  Problem fast = load("contest_style"), short_ = fast;
+  fast.wLength = 0;
+  fast.wAdapter = short_.wAdapter = 0;
+  short_.wLength = 4;
+  PlaceResult a = place(fast), b = place(short_);
+  ASSERT_TRUE(a.ok && b.ok);
+  EXPECT_NE(writeSolution(fast, a.placement), writeSolution(short_, b.placement));
+  EXPECT_LT(a.deltaT, b.deltaT);
+  EXPECT_LT(measure(short_, b.placement).wirelength, measure(fast, a.placement).wirelength);
+  EXPECT_LT(totalUnder(fast, a.placement), totalUnder(fast, b.placement));
+  EXPECT_LT(totalUnder(short_, b.placement), totalUnder(short_, a.placement));
+  EXPECT_TRUE(check(fast, a.placement).ok());
+  EXPECT_TRUE(check(short_, b.placement).ok());
+}
+
+// The same for the adapter weight: a heavy one re-lays kernels out so fewer
+// routes need adapters, at some time and wire.
+TEST(Placer, AdapterWeightRemovesAdapters) {
+  Problem free_ = load("contest_style"), costly = free_;
+  free_.wAdapter = 0;
+  costly.wAdapter = 10000;
+  PlaceResult a = place(free_), b = place(costly);
+  ASSERT_TRUE(a.ok && b.ok);
+  EXPECT_LT(measure(costly, b.placement).adapters, measure(free_, a.placement).adapters);
+  EXPECT_LT(totalUnder(free_, a.placement), totalUnder(free_, b.placement));
+  EXPECT_LT(totalUnder(costly, b.placement), totalUnder(costly, a.placement));
+  EXPECT_TRUE(check(costly, b.placement).ok());
+}
+
+// A time limit the search cannot finish in still gives a legal placement,
+// stopped at the limit.
+TEST(Placer, StopsAtTheTimeLimit) {
+  Problem p = load("resnet50_convs");
+  PlaceOptions options;
+  options.timeLimitSeconds = 0.3;
+  PlaceResult r = place(p, options);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(check(p, r.placement).ok());
+  EXPECT_LT(r.seconds, 0.3 + 0.25); // the last move in flight, and the final measure
 }
 
 TEST(Placer, NoKernels) {

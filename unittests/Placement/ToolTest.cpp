@@ -33,6 +33,12 @@ TEST_F(PlaceTool, PlacesThenChecks) {
   ASSERT_EQ(checked.status, 0) << checked.err;
   EXPECT_NE(checked.out.find("test: tiny\nkernels: 3\ndelta_t: "), std::string::npos);
   EXPECT_NE(checked.out.find("lower_bound: "), std::string::npos);
+  // Each term of the objective, the contest's score, and the total with
+  // adapters (tiny weighs them 0).
+  EXPECT_NE(checked.out.find("\nwirelength: "), std::string::npos);
+  EXPECT_NE(checked.out.find("\nadapter: "), std::string::npos);
+  EXPECT_NE(checked.out.find("\nscore: "), std::string::npos);
+  EXPECT_NE(checked.out.find("\nweighted_total: "), std::string::npos);
   EXPECT_NE(checked.out.find("delta_t/lower_bound: "), std::string::npos);
 }
 

@@ -13,7 +13,9 @@ namespace wsc::place {
 struct Metrics {
   int64_t deltaT = 0;    ///< the slowest kernel's time per sample
   double wirelength = 0; ///< sum of L1 distances between connected centres
-  double score = 0;      ///< wDeltaT * deltaT + wLength * wirelength
+  int64_t adapters = 0;  ///< kernel-to-kernel edges needing an adapter (Layout.h)
+  double score = 0;      ///< wDeltaT * deltaT + wLength * wirelength: the contest's figure
+  double weightedTotal = 0; ///< score + wAdapter * adapters: what the placer minimises
 };
 
 struct CheckReport {

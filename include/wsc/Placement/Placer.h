@@ -2,7 +2,8 @@
 //
 // Gives every kernel execution args, a position and an orientation so that
 // all rectangles lie inside the wafer without overlap and within memlimit;
-// minimises first the slowest kernel's time, then the wire length.
+// minimises the problem's weighted objective wDeltaT * slowest time +
+// wLength * wire length + wAdapter * adapters (Layout.h).
 // docs/LayerPipelined.md describes the algorithm.
 //
 //===----------------------------------------------------------------------===//
@@ -17,8 +18,10 @@
 namespace wsc::place {
 
 struct PlaceOptions {
-  /// Wall-clock budget. The search is deterministic and normally converges
-  /// well within it; only a search cut short by it can differ between runs.
+  /// Wall-clock budget (the contest's 60 s). The search improves while time
+  /// remains and stops at the limit, or earlier when a few fixed-seed kicks
+  /// in a row do not help; only a search the limit cuts short can differ
+  /// between runs. The first legal packing is always finished.
   double timeLimitSeconds = 60.0;
 };
 
