@@ -254,3 +254,14 @@ KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
     cost.density = cost.cycles / denseCycles;
   return cost;
 }
+
+double mlir::wsc::moveCycles(Value value, LayoutAttr layout, const BatchDims &dims,
+                             int64_t localBatch, const ::wsc::model::TargetSpec &target) {
+  auto tensor = llvm::cast<RankedTensorType>(value.getType());
+  if (!layout)
+    layout = defaultLayout(value.getContext(), tensor.getRank(), dims.lookup(value));
+  ::wsc::model::Tile tile = tileOf(
+      localShape(tensor, dims.lookup(value), dims.getGlobalBatch(), localBatch), layout, target);
+  return double(tile.elementsPerPe) * 4.0 / double(target.fabricBytesPerCycle) +
+         double(target.gridX + target.gridY);
+}

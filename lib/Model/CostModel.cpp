@@ -30,6 +30,13 @@ int64_t swarmxLevels(int64_t systems, int64_t fanout) {
   return levels;
 }
 
+double pipelinedStepSeconds(double slowestCycles, int64_t samples, int64_t stages,
+                            double clockHz) {
+  if (samples <= 0 || stages <= 0)
+    return 0;
+  return double(samples + stages - 1) * slowestCycles / clockHz;
+}
+
 PipelineFootprint layerPipelinedFootprint(double params, int64_t stateWordsPerParam,
                                           const std::vector<double> &stageActivationBytes) {
   PipelineFootprint result;

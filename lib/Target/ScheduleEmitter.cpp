@@ -174,15 +174,9 @@ double Emitter::rowsBytes(Value gradient) {
 }
 
 double Emitter::moveCycles(Value value, LayoutAttr layout) {
-  auto tensor = llvm::cast<RankedTensorType>(value.getType());
-  int64_t localBatch = samplesOnWafer(module, dims.getGlobalBatch(), target.systems);
-  if (!layout)
-    layout = defaultLayout(module.getContext(), tensor.getRank(), dims.lookup(value));
-  ::wsc::model::Tile tile = tileOf(
-      localShape(tensor, dims.lookup(value), dims.getGlobalBatch(), localBatch), layout,
-      target);
-  return double(tile.elementsPerPe) * 4.0 / double(target.fabricBytesPerCycle) +
-         double(target.gridX + target.gridY);
+  return mlir::wsc::moveCycles(value, layout, dims,
+                               samplesOnWafer(module, dims.getGlobalBatch(), target.systems),
+                               target);
 }
 
 FailureOr<json::Object> Emitter::emitScalar(Operation &op) {

@@ -12,6 +12,7 @@
 #include "AssignLayouts.h"
 
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/KernelStreams.h"
 #include "wsc/Analysis/StepSram.h"
 #include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
@@ -41,14 +42,6 @@ std::string formatSeconds(double seconds) {
     return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
   return llvm::formatv("{0:F3} s", seconds).str();
 }
-
-/// What one kernel streams per micro-batch, whatever its size: the weights
-/// it reads in, the gradients it makes out.
-struct KernelStreams {
-  double inBytes = 0;
-  double outBytes = 0;
-  double gradientElements = 0;
-};
 
 /// One candidate micro-batch size, modeled.
 struct Candidate {
@@ -89,69 +82,47 @@ private:
   model::TargetSpec target;
   int64_t weightBytes = 2, gradientBytes = 4;
 
-  std::vector<KernelStreams> streamsOf(func::FuncOp func) const;
   Candidate evaluate(ModuleOp module, int64_t size, int64_t batch,
                      ArrayRef<KernelStreams> streams) const;
   void modelTime(func::FuncOp func, const BatchDims &dims, ArrayRef<KernelStreams> streams,
                  const DenseMap<Operation *, KernelStreams> &offloads, Candidate &candidate) const;
 };
 
-/// Per kernel in walk order: the parameters it reads stream in at the
-/// weight dtype, the gradients it returns stream out at the gradient dtype.
-std::vector<KernelStreams> MicroBatchPass::streamsOf(func::FuncOp func) const {
-  DenseSet<Value> gradients;
-  Operation *terminator = func.getBody().front().getTerminator();
-  for (auto [i, result] : llvm::enumerate(terminator->getOperands()))
-    if (func.getResultAttr(i, WSCDialect::getGradAttrName()))
-      gradients.insert(result);
-  auto elements = [](Value value) {
-    auto type = llvm::dyn_cast<ShapedType>(value.getType());
-    return type && type.hasStaticShape() ? double(type.getNumElements()) : 0.0;
-  };
-  std::vector<KernelStreams> streams;
-  func.walk([&](KernelOp kernel) {
-    KernelStreams s;
-    for (Value input : kernel.getInputs())
-      if (auto arg = llvm::dyn_cast<BlockArgument>(input))
-        if (func.getArgAttr(arg.getArgNumber(), WSCDialect::getParamAttrName()))
-          s.inBytes += elements(input) * double(weightBytes);
-    for (Value result : kernel.getResults())
-      if (gradients.contains(result)) {
-        s.gradientElements += elements(result);
-        s.outBytes += elements(result) * double(gradientBytes);
-      }
-    streams.push_back(s);
-  });
-  return streams;
-}
-
 /// Time per micro-batch: each kernel takes the longer of its compute and
 /// its streams (the next kernel's weights stream in while it computes, its
-/// gradients out on the other direction of the link). MemoryX adds each
-/// micro-batch's gradients after the first into the accumulated ones.
+/// gradients out on the other direction of the link), each layout
+/// conversion its move. MemoryX adds each micro-batch's gradients after the
+/// first into the accumulated ones.
 void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
                                ArrayRef<KernelStreams> streams,
                                const DenseMap<Operation *, KernelStreams> &offloads,
                                Candidate &c) const {
-  double latency =
-      double(model::swarmxLevels(target.systems, target.swarmxFanout)) * target.swarmxHopLatency;
   // Sums over the kernels of one micro-batch of `size`, then of `last`.
   double compute[2] = {0, 0}, busy[2] = {0, 0}, stream = 0, bytes = 0, gradientElements = 0;
+  int parts = c.last == c.size ? 1 : 2;
   size_t k = 0;
-  func.walk([&](KernelOp kernel) {
+  func.walk([&](Operation *op) {
+    if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
+      for (int part = 0; part < parts; ++part) {
+        double seconds = conversionSeconds(convert, dims, part == 0 ? c.size : c.last, target);
+        compute[part] += seconds;
+        busy[part] += seconds;
+      }
+      return;
+    }
+    auto kernel = llvm::dyn_cast<KernelOp>(op);
+    if (!kernel)
+      return;
     KernelStreams s = streams[k++];
     if (auto it = offloads.find(kernel); it != offloads.end()) {
       s.inBytes += it->second.inBytes;
       s.outBytes += it->second.outBytes;
     }
-    double seconds = std::max(model::streamSeconds(s.inBytes, target),
-                              model::streamSeconds(s.outBytes, target));
-    if (s.inBytes + s.outBytes > 0)
-      seconds += latency;
+    double seconds = kernelStreamSeconds(s, target);
     stream += seconds;
     bytes += s.inBytes + s.outBytes;
     gradientElements += s.gradientElements;
-    for (int part = 0; part < (c.last == c.size ? 1 : 2); ++part) {
+    for (int part = 0; part < parts; ++part) {
       int64_t samples = part == 0 ? c.size : c.last;
       double cycles = estimateKernel(kernel, dims, samples, target).cycles;
       compute[part] += cycles / target.clockHz;
@@ -347,7 +318,7 @@ void MicroBatchPass::decide(ModuleOp module) {
     sizes.insert(p);
     sizes.insert((batch + p - 1) / p);
   }
-  std::vector<KernelStreams> streams = streamsOf(func);
+  std::vector<KernelStreams> streams = kernelStreams(func, weightBytes, gradientBytes);
   bool explore = microBatch.mode == MicroBatchMode::Explore;
   std::vector<Candidate> candidates;
   const Candidate *best = nullptr;

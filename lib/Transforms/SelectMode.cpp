@@ -1,9 +1,13 @@
 //===- SelectMode.cpp - weight-streaming or layer-pipelined ---------------===//
 
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/KernelStreams.h"
 #include "wsc/Dialect/WSC/CompileReport.h"
+#include "wsc/Placement/LowerBound.h"
 #include "wsc/Transforms/Passes.h"
 
+#include "AssignLayouts.h"
+#include "LayerProblem.h"
 #include "StepContract.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,6 +49,59 @@ int64_t stateWords(ModuleOp module) {
   }
   auto momentum = optimizer.getAs<FloatAttr>("momentum");
   return momentum && momentum.getValueAsDouble() != 0 ? 3 : 2;
+}
+
+/// A time in the unit that reads best.
+std::string formatSeconds(double seconds) {
+  if (seconds >= 1)
+    return llvm::formatv("{0:F3} s", seconds).str();
+  if (seconds >= 1e-3)
+    return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
+  return llvm::formatv("{0:F2} us", seconds * 1e6).str();
+}
+
+/// The layer-pipelined step at best: the placement's area lower bound on
+/// the slowest layer, `batch` samples through the layers. A reason instead
+/// when the layers cannot be modelled.
+FailureOr<double> layerPipelinedStep(ModuleOp module, func::FuncOp func, const BatchDims &dims,
+                                     int64_t batch, const ::wsc::model::TargetSpec &spec,
+                                     std::string &whyNot) {
+  LayerProblem built = buildLayerProblem(module, func, dims, nullptr, 1.0);
+  if (built.unsupported) {
+    whyNot = built.unsupported->second;
+    return failure();
+  }
+  int64_t slowest = 0;
+  if (built.layers.empty() || !::wsc::place::areaLowerBound(built.problem, slowest, whyNot)) {
+    if (whyNot.empty())
+      whyNot = "no layers to place";
+    return failure();
+  }
+  return ::wsc::model::pipelinedStepSeconds(double(slowest), batch,
+                                           int64_t(built.layers.size()), spec.clockHz);
+}
+
+/// The weight-streaming step in one pass over the batch, in the layouts
+/// wsc-assign-layouts would choose (on a copy of the module; its
+/// diagnostics are dropped: a layout that does not fit is micro-batching's
+/// to solve, and the estimate keeps the layouts it got).
+double weightStreamingStep(ModuleOp module, int64_t batch, TargetAttr target,
+                           const ::wsc::model::TargetSpec &spec) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  func::FuncOp func = *copy->getOps<func::FuncOp>().begin();
+  FailureOr<BatchDims> dims = BatchDims::compute(func);
+  if (failed(dims))
+    return 0;
+  {
+    ScopedDiagnosticHandler drop(module.getContext(), [](Diagnostic &) { return success(); });
+    LayoutAssignOptions options;
+    options.checkStep = false;
+    options.allowSramOverflow = true;
+    (void)assignLayouts(func, *dims, batch, options);
+  }
+  std::vector<KernelStreams> streams = kernelStreams(
+      func, getByteWidth(target.getWeightDtype()), getByteWidth(target.getGradientDtype()));
+  return weightStreamingStepSeconds(func, *dims, batch, streams, spec);
 }
 
 struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass> {
@@ -98,8 +155,19 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
     double wafer = spec.waferSramBytes();
     bool fits = fp.total() <= wafer;
     bool oneSystem = target.getSystems() == 1;
-    ExecutionMode chosen = forced.value_or(fits && oneSystem ? ExecutionMode::LayerPipelined
-                                                             : ExecutionMode::WeightStreaming);
+    ExecutionMode chosen = forced.value_or(ExecutionMode::WeightStreaming);
+    // Both modes can run: auto takes the faster step, each estimated before
+    // layouts and placement (the later passes report the final figures).
+    std::string speeds;
+    if (!forced && fits && oneSystem) {
+      std::string whyNot;
+      FailureOr<double> lp = layerPipelinedStep(module, func, *dims, batch, spec, whyNot);
+      double ws = weightStreamingStep(module, batch, target, spec);
+      if (succeeded(lp) && *lp <= ws)
+        chosen = ExecutionMode::LayerPipelined;
+      speeds = "; estimated step: weight streaming " + formatSeconds(ws) + ", layer-pipelined " +
+               (succeeded(lp) ? formatSeconds(*lp) + " at best" : "none (" + whyNot + ")");
+    }
 
     std::string numbers = llvm::formatv(
         "layer-pipelined footprint {0} (weights, gradients and optimizer "
@@ -109,8 +177,9 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
         formatBytes(fp.activationBytes), formatBytes(fp.bufferBytes),
         stages.size(), params, batch, fits ? "fits in" : "exceeds",
         formatBytes(wafer),
-        oneSystem ? "" : llvm::formatv("; {0} systems need weight streaming",
-                                       target.getSystems()).str());
+        oneSystem ? speeds
+                  : llvm::formatv("; {0} systems need weight streaming", target.getSystems())
+                        .str());
     reportDecision(module, module.getLoc(), ReportEntry::Mode,
                    "mode " + stringifyExecutionMode(chosen) +
                        (forced ? " (forced)" : " (auto)") + ": " + numbers);

@@ -44,9 +44,13 @@ def run_tool(name: str, args, stdin: str):
     return proc.stdout, proc.stderr
 
 
-# A program with nothing to compute: every pipeline with valid options
-# compiles it in milliseconds, so a failure is the options' fault.
-_PROBE = "module { func.func @options_probe() { return } }"
+# A step with nothing to compute: every pipeline with valid options compiles
+# it in milliseconds, so a failure is the options' fault. Its batch is the
+# most systems there can be (wsc/Support/Limits.h), so that the step
+# contract (a batch of at least one sample per system) holds for any
+# valid `systems`.
+_PROBE = ("module { func.func @options_probe(%x: tensor<1048576xf32> {wsc.input = 0 : i64})"
+          " -> (tensor<1048576xf32> {wsc.output = 0 : i64}) { return %x : tensor<1048576xf32> } }")
 
 
 def check_pipeline(pipeline: str) -> None:

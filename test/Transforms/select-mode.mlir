@@ -7,8 +7,10 @@
 // RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-attach-target="systems=2" --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined 2>&1 | FileCheck %s --check-prefix=TWOLP
 // RUN: not wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=fast 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The tiny MLP fits on a CS-2 wafer: auto picks layer-pipelined.
-// AUTO: remark: mode layer_pipelined (auto): layer-pipelined footprint {{.*}} (weights, gradients and optimizer state 144.0 B; activations 20.0 B; pipeline buffers 24.0 B; 2 stages, 18 parameters, batch 8) fits in wafer SRAM 38.9 GB
+// The tiny MLP fits on a CS-2 wafer, and its 8 samples flow through the
+// layers faster than each layer's weights stream in: auto picks
+// layer-pipelined.
+// AUTO: remark: mode layer_pipelined (auto): layer-pipelined footprint {{.*}} (weights, gradients and optimizer state 144.0 B; activations 20.0 B; pipeline buffers 24.0 B; 2 stages, 18 parameters, batch 8) fits in wafer SRAM 38.9 GB; estimated step: weight streaming 8.47 us, layer-pipelined 0.02 us at best
 // AUTO-NOT: warning
 // AUTOIR: module attributes {{.*}}wsc.mode = #wsc.mode<layer_pipelined>
 
@@ -29,7 +31,20 @@
 // BatchNorm's buffers stay resident on the wafer like the weights: a model
 // with buffers that fits runs layer-pipelined too.
 // RUN: wsc-opt %S/../Translate/Inputs/conv-bn-train.mlir --wsc-form-kernels --wsc-select-mode -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
-// BUFFERS: remark: mode layer_pipelined (auto): {{.*}} fits in wafer SRAM {{[0-9.]+ [KMGT]?B$}}
+// BUFFERS: remark: mode layer_pipelined (auto): {{.*}} fits in wafer SRAM {{[0-9.]+ [KMGT]?B}}; estimated step:
+// Both modes fit, and auto takes the faster step. A 64-wide MLP at batch
+// 4096 has too little work per sample to fill the wafer layer by layer (each
+// layer's kernel is at most as wide as one sample's work), while weight
+// streaming spreads the whole batch over the wafer for each layer in turn:
+// weight streaming is faster, and auto picks it although the model fits.
+// RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-form-kernels --wsc-select-mode -o %t.large 2>&1 | FileCheck %s --check-prefix=FASTER-WS
+// RUN: FileCheck %s --check-prefix=FASTER-WS-IR < %t.large
+// FASTER-WS: remark: mode weight_streaming (auto): layer-pipelined footprint {{.*}} batch 4096) fits in wafer SRAM 38.9 GB; estimated step: weight streaming 19.35 us, layer-pipelined 33.54 us at best
+// FASTER-WS-IR: wsc.mode = #wsc.mode<weight_streaming>
+// Forced, the mode is kept whatever the estimates, and none is printed.
+// RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED-LP
+// FORCED-LP: remark: mode layer_pipelined (forced): {{.*}} fits in wafer SRAM 38.9 GB{{$}}
+
 // RUN: echo "module {}" | not wsc-opt --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: error: no function to compile
 

@@ -65,6 +65,13 @@ TEST(Swarmx, TreeLevels) {
   EXPECT_EQ(swarmxLevels(8, 2), 3);
 }
 
+TEST(Pipeline, StepFillsOnceThenOneSamplePerInterval) {
+  // 4 stages, slowest 100 cycles at 1 GHz: 64 samples leave after 67 intervals.
+  EXPECT_DOUBLE_EQ(pipelinedStepSeconds(100, 64, 4, 1e9), 67 * 100e-9);
+  EXPECT_DOUBLE_EQ(pipelinedStepSeconds(100, 1, 1, 1e9), 100e-9);
+  EXPECT_DOUBLE_EQ(pipelinedStepSeconds(100, 0, 4, 1e9), 0);
+}
+
 TEST(Footprint, PipelineBuffersFollowTheTwoNpMinusOneRule) {
   // Three stages storing 10, 20, 30 bytes per sample keep 5, 3, 1 samples.
   PipelineFootprint fp = layerPipelinedFootprint(100, 3, {10, 20, 30});

@@ -66,6 +66,12 @@ LayoutAttr defaultLayout(MLIRContext *ctx, int64_t rank,
 ::wsc::model::Tile tileOf(ArrayRef<int64_t> shape, LayoutAttr layout,
                    const ::wsc::model::TargetSpec &target);
 
+/// Fabric cycles to move every element of `value` once, laid out in
+/// `layout` (the default when null), on a system holding `localBatch`
+/// samples: a layout conversion, or VTS packing and unpacking.
+double moveCycles(Value value, LayoutAttr layout, const BatchDims &dims, int64_t localBatch,
+                  const ::wsc::model::TargetSpec &target);
+
 /// Per-system batch: the largest shard.
 inline int64_t largestShard(int64_t globalBatch, int64_t systems) {
   return globalBatch ? (globalBatch + systems - 1) / systems : 0;

@@ -75,6 +75,12 @@ double streamSeconds(double bytes, const TargetSpec &target);
 /// Levels of the SwarmX broadcast/reduce tree for `systems` systems.
 int64_t swarmxLevels(int64_t systems, int64_t fanout);
 
+/// A layer-pipelined step: `samples` flow through `stages` layers whose
+/// slowest takes `slowestCycles` per sample. The pipeline fills once
+/// (stages - 1 intervals), then a sample leaves every interval.
+double pipelinedStepSeconds(double slowestCycles, int64_t samples, int64_t stages,
+                            double clockHz);
+
 /// The on-wafer footprint of a model in layer-pipelined mode.
 struct PipelineFootprint {
   double weightBytes = 0;     ///< FP32 weights, optimizer state and gradients

@@ -1,0 +1,71 @@
+//===- KernelStreams.cpp - what each kernel streams in weight streaming ---===//
+
+#include "wsc/Analysis/KernelStreams.h"
+
+#include "wsc/Analysis/KernelCost.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::wsc;
+namespace model = ::wsc::model;
+
+std::vector<KernelStreams> mlir::wsc::kernelStreams(func::FuncOp func, int64_t weightBytes,
+                                                    int64_t gradientBytes) {
+  DenseSet<Value> gradients;
+  Operation *terminator = func.getBody().front().getTerminator();
+  for (auto [i, result] : llvm::enumerate(terminator->getOperands()))
+    if (func.getResultAttr(i, WSCDialect::getGradAttrName()))
+      gradients.insert(result);
+  auto elements = [](Value value) {
+    auto type = llvm::dyn_cast<ShapedType>(value.getType());
+    return type && type.hasStaticShape() ? double(type.getNumElements()) : 0.0;
+  };
+  std::vector<KernelStreams> streams;
+  func.walk([&](KernelOp kernel) {
+    KernelStreams s;
+    for (Value input : kernel.getInputs())
+      if (auto arg = llvm::dyn_cast<BlockArgument>(input))
+        if (func.getArgAttr(arg.getArgNumber(), WSCDialect::getParamAttrName()))
+          s.inBytes += elements(input) * double(weightBytes);
+    for (Value result : kernel.getResults())
+      if (gradients.contains(result)) {
+        s.gradientElements += elements(result);
+        s.outBytes += elements(result) * double(gradientBytes);
+      }
+    streams.push_back(s);
+  });
+  return streams;
+}
+
+double mlir::wsc::kernelStreamSeconds(const KernelStreams &s, const model::TargetSpec &target) {
+  if (s.inBytes + s.outBytes <= 0)
+    return 0;
+  double latency =
+      double(model::swarmxLevels(target.systems, target.swarmxFanout)) * target.swarmxHopLatency;
+  return std::max(model::streamSeconds(s.inBytes, target),
+                  model::streamSeconds(s.outBytes, target)) +
+         latency;
+}
+
+double mlir::wsc::weightStreamingStepSeconds(func::FuncOp func, const BatchDims &dims,
+                                             int64_t samples, ArrayRef<KernelStreams> streams,
+                                             const model::TargetSpec &target) {
+  double step = 0;
+  size_t k = 0;
+  func.walk([&](Operation *op) {
+    if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
+      double compute = estimateKernel(kernel, dims, samples, target).cycles / target.clockHz;
+      step += std::max(compute, kernelStreamSeconds(streams[k++], target));
+    } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
+      step += conversionSeconds(convert, dims, samples, target);
+    }
+  });
+  return step;
+}
+
+double mlir::wsc::conversionSeconds(LayoutConvertOp convert, const BatchDims &dims,
+                                    int64_t samples, const model::TargetSpec &target) {
+  return moveCycles(convert.getInput(), convert.getFrom(), dims, samples, target) /
+         target.clockHz;
+}
