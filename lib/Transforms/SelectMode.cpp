@@ -71,12 +71,11 @@ FailureOr<double> layerPipelinedStep(ModuleOp module, func::FuncOp func, const B
     whyNot = built.unsupported->second;
     return failure();
   }
+  if (built.layers.empty())
+    return 0.0; // nothing to compute
   int64_t slowest = 0;
-  if (built.layers.empty() || !::wsc::place::areaLowerBound(built.problem, slowest, whyNot)) {
-    if (whyNot.empty())
-      whyNot = "no layers to place";
+  if (!::wsc::place::areaLowerBound(built.problem, slowest, whyNot))
     return failure();
-  }
   return ::wsc::model::pipelinedStepSeconds(double(slowest), batch,
                                            int64_t(built.layers.size()), spec.clockHz);
 }
