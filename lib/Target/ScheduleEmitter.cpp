@@ -13,6 +13,7 @@
 #include "wsc/Analysis/RaggedDims.h"
 #include "wsc/Analysis/StepSram.h"
 #include "wsc/Schedule/Format.h"
+#include "wsc/Support/Limits.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -470,7 +471,6 @@ FailureOr<json::Object> Emitter::emit() {
   root[key::top::kMode] = stringifyExecutionMode(mode.getValue()).str();
   TargetAttr targetAttr = TargetAttr::lookup(module);
   root[key::top::kSystems] = targetAttr.getSystems();
-  root[key::top::kGlobalBatch] = dims.getGlobalBatch();
   if (Attribute attr = module->getAttr(WSCDialect::getMicroBatchAttrName())) {
     auto micro = llvm::dyn_cast<IntegerAttr>(attr);
     if (!micro || micro.getInt() < 1)
@@ -554,6 +554,18 @@ FailureOr<json::Object> Emitter::emit() {
     inputs.push_back(std::move(entry));
   }
   root[key::top::kInputs] = std::move(inputs);
+  // wsc-select-mode checks these (StepContract); a module given to
+  // wsc-translate directly is checked here, as the schedule parser would.
+  const int64_t globalBatch = dims.getGlobalBatch();
+  if (globalBatch < 1 || globalBatch > ::wsc::kMaxGlobalBatch)
+    return func.emitError("global batch ")
+           << globalBatch << " is out of range [1, 2^40]: a step takes at least one sample, "
+           << "through an argument marked wsc.input or wsc.label";
+  if (globalBatch < targetAttr.getSystems())
+    return func.emitError("global batch ")
+           << globalBatch << " is smaller than systems=" << targetAttr.getSystems()
+           << ": every system needs at least one sample";
+  root[key::top::kGlobalBatch] = globalBatch;
   if (!randoms.empty())
     root[key::top::kRandom] = std::move(randoms);
 

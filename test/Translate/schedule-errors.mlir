@@ -173,3 +173,33 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %0 : tensor<4xf32>
   }
 }
+
+// -----
+
+// Found by scripts/mutation-fuzz.py: a module given to wsc-translate directly
+// with a batch the schedule parser refuses (wsc-select-mode checks the same).
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{global batch 0 is out of range [1, 2^40]: a step takes at least one sample, through an argument marked wsc.input or wsc.label}}
+  func.func @f() -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{global batch 4611686018427387904 is out of range [1, 2^40]}}
+  func.func @f(%x: tensor<4611686018427387904xf32> {wsc.input = 0 : i64}) -> (tensor<4611686018427387904xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<4611686018427387904xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.target = #wsc.target<systems = 3>} {
+  // expected-error @+1 {{global batch 2 is smaller than systems=3: every system needs at least one sample}}
+  func.func @f(%x: tensor<2x4xf32> {wsc.input = 0 : i64}) -> (tensor<2x4xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<2x4xf32>
+  }
+}
