@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSet.h"
@@ -114,6 +115,7 @@ public:
 
 private:
   void foldShapeArithmetic();
+  LogicalResult checkPadAmounts();
   LogicalResult checkSignature();
   LogicalResult checkOps();
   LogicalResult markInterface(unsigned numArgs);
@@ -187,6 +189,46 @@ void Importer::foldShapeArithmetic() {
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+}
+
+/// MLIR marks a pad amount given by an operand with the static value
+/// INT64_MIN (ShapedType::kDynamic): an amount of INT64_MIN written in the
+/// text, or folded from a constant, reads as an operand that is not there,
+/// and MLIR 22's folders and printer crash on it. Amounts are non-negative
+/// anyway: a negative constant one is refused before anything folds.
+LogicalResult Importer::checkPadAmounts() {
+  auto constantValue = [](Value amount) -> std::optional<APInt> {
+    if (auto cast = amount.getDefiningOp<arith::IndexCastOp>())
+      amount = cast.getIn();
+    APInt value;
+    if (matchPattern(amount, m_ConstantInt(&value)))
+      return value;
+    return std::nullopt;
+  };
+  WalkResult result = func.walk([&](tensor::PadOp pad) {
+    for (auto [side, statics, operands] :
+         {std::make_tuple("low", pad.getStaticLow(), pad.getLow()),
+          std::make_tuple("high", pad.getStaticHigh(), pad.getHigh())}) {
+      const auto dynamic = size_t(llvm::count(statics, ShapedType::kDynamic));
+      std::optional<int64_t> negative;
+      if (dynamic != operands.size())
+        negative = ShapedType::kDynamic;
+      for (int64_t amount : statics)
+        if (!negative && amount != ShapedType::kDynamic && amount < 0)
+          negative = amount;
+      for (Value operand : operands)
+        if (std::optional<APInt> amount = constantValue(operand);
+            !negative && amount && amount->isNegative())
+          negative = amount->getSExtValue();
+      if (negative) {
+        pad.emitOpError("has a negative ")
+            << side << " padding amount " << *negative << "; pad amounts are >= 0";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 LogicalResult Importer::checkSignature() {
@@ -336,7 +378,7 @@ LogicalResult Importer::run() {
   if (!func.getBody().hasOneBlock())
     return func.emitError("has ") << func.getBlocks().size()
                                   << " blocks; wsc imports single-block functions";
-  if (failed(checkSignature()))
+  if (failed(checkSignature()) || failed(checkPadAmounts()))
     return failure();
   foldShapeArithmetic();
   if (failed(checkOps()))

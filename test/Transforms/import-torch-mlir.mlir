@@ -313,3 +313,47 @@ func.func @forward(%x: tensor<2x4xf32>, %ids: tensor<4xi64>) -> tensor<2x4xf32> 
   } -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// Found by scripts/mutation-fuzz.py: MLIR reads a pad amount of INT64_MIN
+// (its marker for an SSA amount) as an operand that is not there, and its
+// folders crash (docs/MutationFuzz.md). Negative amounts are refused first,
+// written in the text or folded from a constant.
+func.func @pad_int64_min(%x: tensor<2x5xf32>) -> tensor<2x6xf32> {
+  %v = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tensor.pad' op has a negative low padding amount -9223372036854775808; pad amounts are >= 0}}
+  %p = tensor.pad %x low[0, -9223372036854775808] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %v : f32
+  } : tensor<2x5xf32> to tensor<2x6xf32>
+  return %p : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @pad_negative_ssa(%x: tensor<2x5xf32>) -> tensor<2x6xf32> {
+  %v = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = arith.constant -9223372036854775808 : i64
+  %m = arith.index_cast %n : i64 to index
+  // expected-error @+1 {{'tensor.pad' op has a negative high padding amount -9223372036854775808; pad amounts are >= 0}}
+  %p = tensor.pad %x low[%c0, %c0] high[%c0, %m] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %v : f32
+  } : tensor<2x5xf32> to tensor<?x?xf32>
+  %c = tensor.cast %p : tensor<?x?xf32> to tensor<2x6xf32>
+  return %c : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @pad_negative(%x: tensor<2x5xf32>) -> tensor<2x4xf32> {
+  %v = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tensor.pad' op has a negative high padding amount -1; pad amounts are >= 0}}
+  %p = tensor.pad %x low[0, 0] high[0, -1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %v : f32
+  } : tensor<2x5xf32> to tensor<2x4xf32>
+  return %p : tensor<2x4xf32>
+}
