@@ -127,9 +127,11 @@ def test_floorplan_draws_every_layer_and_route():
     prog = compile_mlp(mode="layer_pipelined")
     doc = xml.dom.minidom.parseString(prog.floorplan_svg())
     regions = [r for r in doc.getElementsByTagName("rect") if r.getAttribute("class") == "region"]
-    titles = sorted(r.getElementsByTagName("title")[0].firstChild.data.split(":")[0]
-                    for r in regions)
-    assert titles == ["0", "2", "4", "loss"]
+    # Each region's title: "<number> <layer>: <kind>, <w>x<h> PEs, ...".
+    titles = [r.getElementsByTagName("title")[0].firstChild.data.split(":")[0].split(" ", 1)
+              for r in regions]
+    assert [number for number, _ in titles] == ["1", "2", "3", "4"]
+    assert sorted(layer for _, layer in titles) == ["0", "2", "4", "loss"]
     routes = sum(1 for s in prog.schedule["steps"] if s["op"] == "route")
     assert len(doc.getElementsByTagName("polyline")) == routes > 0
 
