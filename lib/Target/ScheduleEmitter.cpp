@@ -23,6 +23,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/JSON.h"
 
+#include <limits>
 #include <optional>
 
 #define DEBUG_TYPE "wsc-to-schedule"
@@ -398,6 +399,17 @@ LogicalResult Emitter::emitStaticSlice(Operation &op, ArrayRef<int64_t> offsets,
     if (llvm::any_of(list, ShapedType::isDynamic))
       return op.emitOpError("has dynamic offsets, sizes or strides; the wsc runtime "
                             "needs static slices");
+  // The schedule's bounds (the runtime's body parser): MLIR's verifier
+  // lets a negative stride or offset through.
+  const int64_t most = std::numeric_limits<int32_t>::max();
+  for (auto [name, list, least] : {std::make_tuple("offsets", offsets, int64_t(0)),
+                                   std::make_tuple("sizes", sizes, int64_t(0)),
+                                   std::make_tuple("strides", strides, int64_t(1))})
+    for (int64_t v : list)
+      if (v < least || v > most)
+        return op.emitOpError("has ")
+               << name << " entry " << v << "; the wsc runtime takes " << name << " in ["
+               << least << ", 2^31 - 1]";
   entry[key::body_op::kOffsets] = toJson(offsets);
   entry[key::body_op::kSizes] = toJson(sizes);
   entry[key::body_op::kStrides] = toJson(strides);

@@ -203,3 +203,19 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.target = #wsc.tar
     return %x : tensor<2x4xf32>
   }
 }
+
+// -----
+
+// Found by scripts/mutation-fuzz.py: MLIR's verifier takes a negative slice
+// stride, the runtime's body parser does not.
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%x: tensor<4x4xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4x4xf32>) -> tensor<4x2xf32> {
+    ^bb0(%a: tensor<4x4xf32>):
+      // expected-error @+1 {{'tensor.extract_slice' op has strides entry -1; the wsc runtime takes strides in [1, 2^31 - 1]}}
+      %s = tensor.extract_slice %a[0, 3] [4, 2] [1, -1] : tensor<4x4xf32> to tensor<4x2xf32>
+      wsc.yield %s : tensor<4x2xf32>
+    }
+    return %0 : tensor<4x2xf32>
+  }
+}
