@@ -34,7 +34,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr uint32_t kSearchSeed = 20200401;
-constexpr int kSearchFailures = 8;
+constexpr int kSearchFailures = 40;
 
 /// Reverse postorder of a depth-first walk from the kernels without
 /// producers: a topological order (for a DAG) in which a chain of kernels
@@ -234,7 +234,7 @@ PlaceResult place(const Problem &problem, const PlaceOptions &options) {
   // packing leaves room and the wires shorten, at wDeltaT per cycle. Stop
   // once the time given up would cost more than all the rest of the best
   // total, since wires and adapters cannot fall below nothing.
-  for (double looser : {1.01, 1.02, 1.04, 1.08, 1.16, 1.32, 1.64}) {
+  for (double looser : {1.0025, 1.005, 1.01, 1.02, 1.04, 1.08, 1.16, 1.32, 1.64}) {
     int64_t t = int64_t(std::ceil(double(best) * looser));
     double rest = bestTotal - problem.wDeltaT * double(result.deltaT);
     if (problem.wDeltaT * double(t - result.deltaT) >= rest || Clock::now() >= deadline)
