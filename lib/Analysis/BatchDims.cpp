@@ -215,10 +215,49 @@ bool BatchDims::isBatchOutermost(Value value) const {
   return type.getDimSize(*dim) == globalBatch * lookupInner(value);
 }
 
+/// MLIR 22's reshape verifier reads reassociation indices as 32-bit affine
+/// dims, so an index of 2^40 + 1 passes as 1; every pass that follows the
+/// groups would index past the shape. Each index must be a dim of the
+/// expanded side, in order, each once.
+static LogicalResult checkReassociation(func::FuncOp func) {
+  WalkResult result = func.walk([](Operation *op) {
+    SmallVector<ReassociationIndices> groups;
+    int64_t rank = 0;
+    if (auto collapse = llvm::dyn_cast<tensor::CollapseShapeOp>(op)) {
+      groups = collapse.getReassociationIndices();
+      rank = collapse.getSrcType().getRank();
+    } else if (auto expand = llvm::dyn_cast<tensor::ExpandShapeOp>(op)) {
+      groups = expand.getReassociationIndices();
+      rank = expand.getResultType().getRank();
+    } else {
+      return WalkResult::advance();
+    }
+    int64_t next = 0;
+    for (const ReassociationIndices &group : groups)
+      for (int64_t d : group) {
+        if (d != next) {
+          op->emitOpError("reassociation index ")
+              << d << " should be " << next << ": the groups list the dims 0 to " << rank - 1
+              << " in order";
+          return WalkResult::interrupt();
+        }
+        ++next;
+      }
+    if (next != rank) {
+      op->emitOpError("reassociation lists ") << next << " dims of a rank-" << rank << " tensor";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
   BatchDims result;
   if (func.isExternal())
     return result; // a declaration has no values to follow
+  if (failed(checkReassociation(func)))
+    return failure();
   Solver solver{result.dims, result.inner};
   // Dim 0 of every batch argument holds the batch, outermost. The batch size
   // is the smallest such dim: a larger one merges it with more (labels

@@ -98,6 +98,17 @@ func.func @inference_updates_buffer(%m: tensor<2xf32> {wsc.buffer = "bn.running_
 
 // -----
 
+// MLIR's verifier reads reassociation indices as 32-bit dims (2^40 + 1 as
+// 1); BatchDims, which every pass asks, checks them before following them.
+func.func @reassociation_out_of_range(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}) -> (tensor<2x8x4xf32> {wsc.output = 0 : i64}) {
+  %flat = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x8x4xf32> into tensor<16x4xf32>
+  // expected-error @+1 {{'tensor.expand_shape' op reassociation index 1099511627777 should be 1: the groups list the dims 0 to 2 in order}}
+  %y = tensor.expand_shape %flat [[0, 1099511627777], [2]] output_shape [2, 8, 4] : tensor<16x4xf32> into tensor<2x8x4xf32>
+  return %y : tensor<2x8x4xf32>
+}
+
+// -----
+
 // Within the rules: no error, only the mode remark.
 // expected-remark @+1 {{mode layer_pipelined (auto)}}
 module {
