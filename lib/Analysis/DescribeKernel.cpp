@@ -630,6 +630,16 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
       desc.scatter = {first->reduced ? std::make_pair(second->name, first->name)
                                      : std::make_pair(first->name, second->name)};
   }
+  // A weight gradient spreads its activation's H0 over x and reads the
+  // output-feature operand row by row as it passes: a tensor of the kernel's
+  // over H1 but not H0 (a loss kernel's class-score gradient beside the
+  // tied head's) keeps only its share of each row, at H0's PEs.
+  if (tier == 2 && weightAtoms.size() >= 2) {
+    const model::IterDim *outputs = desc.dim(nameOf.lookup(weightAtoms[0]));
+    const model::IterDim *inputs = desc.dim(nameOf.lookup(weightAtoms[1]));
+    if (outputs && inputs)
+      desc.scatter = {{outputs->name, inputs->name}};
+  }
   if (tier == 0) {
     // Scalar ops of the whole body per point of the main op.
     double mainPoints = 1, ops = 0;

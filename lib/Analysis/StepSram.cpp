@@ -20,6 +20,8 @@ int64_t mlir::wsc::residentBytesPerPe(Value value, Attribute layout, const Batch
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
   if (!l || !type || !type.hasStaticShape() || streamed.streamsOut(value))
     return 0;
+  if (auto convert = value.getDefiningOp<LayoutConvertOp>(); convert && convert.getStreamed())
+    return 0;
   ::wsc::model::Tile tile = tileOf(
       localShape(type, dims.lookup(value), dims.getGlobalBatch(), localBatch), l, target);
   return tile.elementsPerPe * elementBytes(value);

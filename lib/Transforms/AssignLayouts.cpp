@@ -128,7 +128,8 @@ private:
                                                        const Planned &consumer) const;
   LogicalResult choose(ArrayRef<Planned *> chain);
   void writeChosen(Planned &planned, const model::KernelReport &chosen);
-  void insertConversions(func::FuncOp func);
+  /// `streamed` holds the operands their kernels read as they pass.
+  void insertConversions(func::FuncOp func, const DenseSet<OpOperand *> &streamed);
   LogicalResult checkStepFits(func::FuncOp func);
 };
 
@@ -294,7 +295,8 @@ LogicalResult LayoutAssigner::choose(ArrayRef<Planned *> chain) {
 
 /// Where a consumer wants an operand in another distribution than its
 /// producer left it in (names aside), convert it first.
-void LayoutAssigner::insertConversions(func::FuncOp func) {
+void LayoutAssigner::insertConversions(func::FuncOp func,
+                                       const DenseSet<OpOperand *> &streamed) {
   func.walk([&](KernelOp kernel) {
     for (OpOperand &operand : kernel->getOpOperands()) {
       auto wanted = llvm::dyn_cast<LayoutAttr>(
@@ -321,7 +323,8 @@ void LayoutAssigner::insertConversions(func::FuncOp func) {
                               << to.str() << "\n");
       OpBuilder builder(kernel);
       auto convert = LayoutConvertOp::create(builder, kernel.getLoc(), operand.get().getType(),
-                                             operand.get(), have, wanted);
+                                             operand.get(), have, wanted,
+                                             streamed.contains(&operand));
       operand.set(convert.getOutput());
     }
   });
@@ -386,7 +389,13 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
   }
   if (failed(flush()))
     return failure();
-  insertConversions(func);
+  DenseSet<OpOperand *> streamed;
+  for (Planned &planned : kernels)
+    if (planned.description)
+      for (auto [i, tensor] : llvm::enumerate(planned.description->inputs))
+        if (tensor.streamed)
+          streamed.insert(&planned.op->getOpOperand(i));
+  insertConversions(func, streamed);
   return assignOptions.checkStep ? checkStepFits(func) : success();
 }
 

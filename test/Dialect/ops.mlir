@@ -29,6 +29,9 @@ module attributes {wsc.target = #wsc.target<grid_x = 64, grid_y = 32, systems = 
     }
     // CHECK: wsc.layout_convert %[[Y]] from(<dims = ["b", "h"], x = ["h"], y = ["b"]>) to(<dims = ["b", "h"], x = ["b", "h"], y = []>)
     %c = wsc.layout_convert %y from(#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"]>) to(#wsc.layout<dims = ["b", "h"], x = ["b", "h"], y = []>) : tensor<8x4xf32>
+    // A conversion its consumer reads as it passes (it takes no SRAM).
+    // CHECK: wsc.layout_convert %[[Y]] streamed from(<dims = ["b", "h"], x = ["h"], y = ["b"]>) to(<dims = ["b", "h"], x = [], y = ["b"]>)
+    %passing = wsc.layout_convert %y streamed from(#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"]>) to(#wsc.layout<dims = ["b", "h"], x = [], y = ["b"]>) : tensor<8x4xf32>
     // Figure 16's split and a tiling rule round-trip; defaults are not printed.
     // CHECK: wsc.layout_convert %{{.*}} from(<dims = ["b", "h"], x = ["h"], y = ["b"]>) to(<dims = ["b", "h"], x = ["b.0", "h"], y = ["b.1"], split = ["b:2"], tiling = uneven>)
     %split = wsc.layout_convert %c from(#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"], split = [], tiling = exact>) to(#wsc.layout<dims = ["b", "h"], x = ["b.0", "h"], y = ["b.1"], split = ["b:2"], tiling = uneven>) : tensor<8x4xf32>

@@ -39,7 +39,7 @@
 // weight streaming is faster, and auto picks it although the model fits.
 // RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-form-kernels --wsc-select-mode -o %t.large 2>&1 | FileCheck %s --check-prefix=FASTER-WS
 // RUN: FileCheck %s --check-prefix=FASTER-WS-IR < %t.large
-// FASTER-WS: remark: mode weight_streaming (auto): layer-pipelined footprint {{.*}} batch 4096) fits in wafer SRAM 38.9 GB; estimated step: weight streaming 19.35 us, layer-pipelined 33.54 us at best
+// FASTER-WS: remark: mode weight_streaming (auto): layer-pipelined footprint {{.*}} batch 4096) fits in wafer SRAM 38.9 GB; estimated step: weight streaming 19.72 us, layer-pipelined 33.54 us at best
 // FASTER-WS-IR: wsc.mode = #wsc.mode<weight_streaming>
 // Forced, the mode is kept whatever the estimates, and none is printed.
 // RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED-LP

@@ -360,6 +360,34 @@ TEST(LayoutCost, LossSplitsTheVocabularyBesideTheHiddenUnits) {
     EXPECT_EQ(candidate.label.find("(h"), std::string::npos) << candidate.label;
 }
 
+TEST(LayoutCost, TiedHeadLossKeepsItsScoreGradientAtH0sPlaces) {
+  // GPT-3 6.7B's loss kernel also makes the tied head's weight gradient
+  // dW[h1,h0] = grad^T . hidden: hidden [b,s,h0] is its activation, the
+  // class scores stream in row by row, and the score gradient [b,s,h1]
+  // stays on the wafer. Under "fig15 (h1)" hidden sits whole on each PE
+  // (3 x 4096 x 4 = 49 kB, over the SRAM); under Figure 15 on h0 the
+  // gradient takes h0's columns (the weight gradient's scatter), as a
+  // linear's result does, instead of a whole 50257-word row per PE.
+  KernelDesc loss;
+  loss.name = "loss";
+  loss.dims = {{"b", 1, DimRole::Batch},
+               {"s", 2048, DimRole::Sequence, true},
+               {"h0", 4096, DimRole::Feature},
+               {"h1", 50257, DimRole::Feature}};
+  loss.operands = {{"hidden", {"b", "s", "h0"}, 4},
+                   {"scores", {"b", "s", "h1"}, 4, /*streamed=*/true}};
+  loss.results = {{"grad", {"b", "s", "h1"}, 4}, {"dw", {"h1", "h0"}, 4, /*streamed=*/true}};
+  LayoutContext c;
+  EXPECT_GT(evaluateLabel(loss, c, "fig15 (h1)").sramBytes, c.target.sramPerPe);
+  EXPECT_GT(evaluateLabel(loss, c, "fig15").sramBytes, c.target.sramPerPe);
+  loss.scatter = {{"h1", "h0"}};
+  Evaluation byHidden = evaluateLabel(loss, c, "fig15");
+  EXPECT_EQ(byHidden.results[0].layout.x, std::vector<std::string>{"h1"});
+  EXPECT_LT(byHidden.sramBytes, c.target.sramPerPe);
+  LayoutPlan plan = chooseLayout(loss, c);
+  ASSERT_TRUE(plan.feasible) << plan.error;
+}
+
 TEST(LayoutCost, BackwardKernelKeepsItsStoredInputOverX) {
   // A backward kernel also reads the stored input x[b,s,h0] (for the weight
   // gradient). Figure 17 puts H1 over x; x's H0 takes H1's columns, as the

@@ -157,6 +157,34 @@ func.func @f(%x: tensor<8x32xf32> {wsc.input = 0 : i64}, %dy: tensor<8x16xf32>,
   EXPECT_EQ(d.desc.results[1].elementBytes, 4);
 }
 
+TEST_F(DescribeKernelTest, WeightGradientLetsOutputFeaturesTakeInputFeaturesPlaces) {
+  // A kernel whose main op is a weight gradient spreads x's H0 over x and
+  // reads dy row by row: a tensor over H1 but not H0 may take H0's places.
+  KernelDescription d = describe(R"mlir(
+func.func @f(%x: tensor<8x32xf32> {wsc.input = 0 : i64}, %dy: tensor<8x16xf32>)
+    -> (tensor<16x32xf32> {wsc.grad = "fc.weight"}) {
+  %dw = wsc.kernel "fc.wgrad" layer("fc") phase(<backward>) (%x, %dy)
+      : (tensor<8x32xf32>, tensor<8x16xf32>) -> tensor<16x32xf32> {
+  ^bb0(%a: tensor<8x32xf32>, %g: tensor<8x16xf32>):
+    %zero = arith.constant 0.0 : f32
+    %te = tensor.empty() : tensor<16x8xf32>
+    %gt = linalg.transpose ins(%g : tensor<8x16xf32>) outs(%te : tensor<16x8xf32>) permutation = [1, 0]
+    %we = tensor.empty() : tensor<16x32xf32>
+    %wf = linalg.fill ins(%zero : f32) outs(%we : tensor<16x32xf32>) -> tensor<16x32xf32>
+    %gw = linalg.matmul ins(%gt, %a : tensor<16x8xf32>, tensor<8x32xf32>) outs(%wf : tensor<16x32xf32>) -> tensor<16x32xf32>
+    wsc.yield %gw : tensor<16x32xf32>
+  }
+  return %dw : tensor<16x32xf32>
+}
+)mlir");
+  ASSERT_EQ(d.desc.scatter.size(), 1u);
+  const model::IterDim *outputs = d.desc.dim(d.desc.scatter[0].first);
+  const model::IterDim *inputs = d.desc.dim(d.desc.scatter[0].second);
+  ASSERT_TRUE(outputs && inputs);
+  EXPECT_EQ(outputs->size, 16);
+  EXPECT_EQ(inputs->size, 32);
+}
+
 TEST_F(DescribeKernelTest, ConvolutionHasSpatialDimsWithHalos) {
   KernelDescription d = describe(R"mlir(
 func.func @f(%x: tensor<2x3x8x8xf32> {wsc.input = 0 : i64},

@@ -311,15 +311,26 @@ def WSC_LayoutConvertOp : WSC_Op<"layout_convert",
     over the on-wafer fabric. Numerically the identity. The layout pass
     inserts one only where a producer's and a consumer's layouts differ.
 
+    `streamed`: the consumer reads the result as it passes, row by row (a
+    weight gradient's output-feature operand, broadcast along the rows of
+    PEs), so the result takes no SRAM; the move is still paid.
+
     ```mlir
     %t = wsc.layout_convert %a
         from(#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"]>)
         to(#wsc.layout<dims = ["b", "h"], x = ["b"], y = ["h"]>) : tensor<256x1024xf32>
+    %s = wsc.layout_convert %a streamed
+        from(#wsc.layout<dims = ["b", "h"], x = ["h"], y = ["b"]>)
+        to(#wsc.layout<dims = ["b", "h"], x = [], y = ["b"]>) : tensor<256x1024xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, WSC_LayoutAttr:$from, WSC_LayoutAttr:$to);
+  let arguments = (ins AnyRankedTensor:$input, WSC_LayoutAttr:$from, WSC_LayoutAttr:$to,
+                       UnitAttr:$streamed);
   let results = (outs AnyRankedTensor:$output);
-  let assemblyFormat = "$input `from` `(` $from `)` `to` `(` $to `)` attr-dict `:` type($input)";
+  let assemblyFormat = [{
+    $input (`streamed` $streamed^)? `from` `(` $from `)` `to` `(` $to `)` attr-dict `:`
+    type($input)
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
