@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 
 #include <limits>
@@ -682,15 +683,28 @@ FailureOr<json::Object> Emitter::emit() {
           {key::step::kCycles, moveCycles(input, llvm::dyn_cast_or_null<LayoutAttr>(
                                            layouts.lookup(input)))}});
     } else if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
+      llvm::StringSet<> names;
       for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
         bool loss = func.getResultAttr(i, WSCDialect::getLossAttrName()) != nullptr;
         auto index = func.getResultAttrOfType<IntegerAttr>(i, WSCDialect::getOutputAttrName());
         if (!loss && !index)
           return func.emitError("result #")
                  << i << " is neither the loss nor a wsc.output";
+        // The schedule parser's output rules (wsc-select-mode checks them
+        // too): a training step returns its loss alone, an f32 scalar.
+        auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+        if (loss && (!type || type.getRank() != 0 || !type.getElementType().isF32()))
+          return func.emitError("result #")
+                 << i << " is the loss ({wsc.loss}) and must be a rank-0 f32 tensor, got "
+                 << value.getType();
+        if (training && !loss)
+          return func.emitError("result #")
+                 << i << " is a wsc.output, but a training step returns its loss only";
+        std::string name = loss ? std::string("loss") : "output" + std::to_string(index.getInt());
+        if (!names.insert(name).second)
+          return func.emitError("result #") << i << " is a second '" << name << "'";
         outputs.push_back(json::Object{
-            {key::output::kName, loss ? std::string("loss")
-                                      : "output" + std::to_string(index.getInt())},
+            {key::output::kName, name},
             {key::output::kRole,
              stringify(loss ? sched::OutputRole::Loss : sched::OutputRole::Output)},
             {key::output::kValue, idOf(value)}});

@@ -107,6 +107,12 @@ LogicalResult checkLoss(func::FuncOp func) {
     if (!firstBufferUpdate && func.getResultAttr(i, WSCDialect::getBufferUpdateAttrName()))
       firstBufferUpdate = i;
   }
+  if (loss)
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (func.getResultAttr(i, WSCDialect::getOutputAttrName()))
+        return emitError(func.getLoc())
+               << "result #" << i << " is a wsc.output, but a training step returns its loss "
+               << "(result #" << *loss << ") only";
   if (!loss && firstBufferUpdate)
     return emitError(func.getLoc())
            << "result #" << *firstBufferUpdate

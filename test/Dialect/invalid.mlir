@@ -572,7 +572,7 @@ module attributes {wsc.vts = #wsc.vts<ragged_work = -0.5>} {}
 
 // -----
 
-// expected-error @+1 {{density must be in [0, 1], got 1.5}}
+// expected-error @+1 {{density must be in (0, 1], got 1.5}}
 wsc.memx.param @w : tensor<4x3xf32> optimizer(<sgd>) sparsity(<density = 1.5, source = "magnitude">)
 
 // -----

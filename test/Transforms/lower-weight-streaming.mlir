@@ -254,8 +254,20 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
 // -----
 
 module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
-  // expected-error @+1 {{wsc.sparsity: density must be in [0, 1], got 2}}
+  // expected-error @+1 {{wsc.sparsity: density must be in (0, 1], got 2}}
   func.func @f(%w: tensor<2x2xf32> {wsc.param = "w", wsc.sparsity = {density = 2.0 : f64, source = "explicit"}}) -> (tensor<f32> {wsc.loss}) {
+    %c = arith.constant dense<0.0> : tensor<f32>
+    return %c : tensor<f32>
+  }
+}
+
+// -----
+
+// Found by scripts/mutation-fuzz.py: density 0 was accepted and wsc-run
+// refused the schedule (a parameter with no weight left).
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  // expected-error @+1 {{wsc.sparsity: density must be in (0, 1], got 0}}
+  func.func @f(%w: tensor<2x2xf32> {wsc.param = "w", wsc.sparsity = {density = 0.0 : f64, source = "explicit"}}) -> (tensor<f32> {wsc.loss}) {
     %c = arith.constant dense<0.0> : tensor<f32>
     return %c : tensor<f32>
   }

@@ -91,6 +91,14 @@ func.func @two_losses(%x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (tensor<f32>
 
 // -----
 
+// expected-error @+1 {{result #0 is a wsc.output, but a training step returns its loss (result #1) only}}
+func.func @loss_and_output(%x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}, tensor<f32> {wsc.loss}) {
+  %c = arith.constant dense<0.0> : tensor<f32>
+  return %x, %c : tensor<8x3xf32>, tensor<f32>
+}
+
+// -----
+
 // expected-error @+1 {{result #1 updates a buffer (wsc.buffer_update) but no result is the loss ({wsc.loss}); inference treats buffers as read-only}}
 func.func @inference_updates_buffer(%m: tensor<2xf32> {wsc.buffer = "bn.running_mean"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.buffer_update = "bn.running_mean"}) {
   return %x, %m : tensor<4x2xf32>, tensor<2xf32>

@@ -219,3 +219,37 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %0 : tensor<4x2xf32>
   }
 }
+
+// -----
+
+// The output rules of a module given to wsc-translate directly (found by
+// scripts/mutation-fuzz.py; wsc-select-mode checks them too).
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{result #0 is the loss ({wsc.loss}) and must be a rank-0 f32 tensor, got 'tensor<4xf32>'}}
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.loss}) {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{result #1 is a second 'output0'}}
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4xf32> {wsc.output = 0 : i64}, tensor<4xf32> {wsc.output = 0 : i64}) {
+    return %x, %x : tensor<4xf32>, tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{result #1 is a wsc.output, but a training step returns its loss only}}
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<4xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "loss" layer("loss") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<4xf32>):
+      %c = arith.constant dense<0.0> : tensor<f32>
+      wsc.yield %c : tensor<f32>
+    }
+    return %0, %x : tensor<f32>, tensor<4xf32>
+  }
+}

@@ -86,8 +86,10 @@ LogicalResult VtsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult SparsityAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    APFloat density, StringRef source) {
   double d = density.convertToDouble();
-  if (!(d >= 0 && d <= 1))
-    return emitError() << "density must be in [0, 1], got " << d;
+  // The schedule's sparsity.density is in (0, 1]: a parameter with no
+  // weight left has nothing to stream or train.
+  if (!(d > 0 && d <= 1))
+    return emitError() << "density must be in (0, 1], got " << d;
   if (source.empty())
     return emitError() << "sparsity needs a source";
   return success();
