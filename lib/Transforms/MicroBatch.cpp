@@ -34,15 +34,6 @@ namespace model = ::wsc::model;
 
 namespace {
 
-/// A time in the unit that reads best.
-std::string formatSeconds(double seconds) {
-  if (seconds < 1e-3)
-    return llvm::formatv("{0:F2} us", seconds * 1e6).str();
-  if (seconds < 1)
-    return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
-  return llvm::formatv("{0:F3} s", seconds).str();
-}
-
 /// One candidate micro-batch size, modeled.
 struct Candidate {
   int64_t size = 0;
@@ -62,8 +53,8 @@ struct Candidate {
   std::string numbers(int64_t sramPerPe) const {
     return llvm::formatv("modeled step {0} (compute {1}, stream {2}, accumulate {3}), "
                          "peak SRAM {4} of {5} B/PE, streamed {6:F0} B",
-                         formatSeconds(step), formatSeconds(compute), formatSeconds(stream),
-                         formatSeconds(accumulate), peakSram, sramPerPe, streamedBytes)
+                         formatReportSeconds(step), formatReportSeconds(compute), formatReportSeconds(stream),
+                         formatReportSeconds(accumulate), peakSram, sramPerPe, streamedBytes)
                .str() +
            (offloadedBytes > 0
                 ? llvm::formatv(", activations offloaded {0:F0} B", offloadedBytes).str()

@@ -51,15 +51,6 @@ int64_t stateWords(ModuleOp module) {
   return momentum && momentum.getValueAsDouble() != 0 ? 3 : 2;
 }
 
-/// A time in the unit that reads best.
-std::string formatSeconds(double seconds) {
-  if (seconds >= 1)
-    return llvm::formatv("{0:F3} s", seconds).str();
-  if (seconds >= 1e-3)
-    return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
-  return llvm::formatv("{0:F2} us", seconds * 1e6).str();
-}
-
 /// The layer-pipelined step at best: the placement's area lower bound on
 /// the slowest layer, `batch` samples through the layers. A reason instead
 /// when the layers cannot be modelled.
@@ -164,8 +155,8 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
       double ws = weightStreamingStep(module, batch, target, spec);
       if (succeeded(lp) && *lp <= ws)
         chosen = ExecutionMode::LayerPipelined;
-      speeds = "; estimated step: weight streaming " + formatSeconds(ws) + ", layer-pipelined " +
-               (succeeded(lp) ? formatSeconds(*lp) + " at best" : "none (" + whyNot + ")");
+      speeds = "; estimated step: weight streaming " + formatReportSeconds(ws) + ", layer-pipelined " +
+               (succeeded(lp) ? formatReportSeconds(*lp) + " at best" : "none (" + whyNot + ")");
     }
 
     std::string numbers = llvm::formatv(

@@ -4,6 +4,7 @@
 #include "wsc/Dialect/WSC/WSCDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::wsc;
@@ -49,4 +50,12 @@ void mlir::wsc::reportWarning(ModuleOp module, Location loc, const Twine &text) 
       warnings.assign(old.begin(), old.end());
   warnings.push_back(StringAttr::get(module.getContext(), message));
   setEntry(module, kReportWarningsName, ArrayAttr::get(module.getContext(), warnings));
+}
+
+std::string mlir::wsc::formatReportSeconds(double seconds) {
+  if (seconds < 1e-3)
+    return llvm::formatv("{0:F2} us", seconds * 1e6).str();
+  if (seconds < 1)
+    return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
+  return llvm::formatv("{0:F3} s", seconds).str();
 }

@@ -15,6 +15,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <string>
+
 namespace mlir::wsc {
 
 /// A decision a pass explains once per compile: the last one recorded wins.
@@ -28,6 +30,9 @@ constexpr llvm::StringLiteral kReportWarningsName = "warnings";
 
 /// Emits `text` as a remark at `loc` and records it as `entry`.
 void reportDecision(ModuleOp module, Location loc, ReportEntry entry, const Twine &text);
+
+/// A modeled time for a report, in the unit that reads best ("1.20 us").
+std::string formatReportSeconds(double seconds);
 
 /// Emits `text` as a warning at `loc` and appends it to the warnings.
 void reportWarning(ModuleOp module, Location loc, const Twine &text);
