@@ -6,14 +6,17 @@
 Prints, for one full training step (forward, cross-entropy, backward, SGD
 momentum update, weight streaming on one system, f32 streams), the
 emulator's step time over PyTorch eager's on the same threads and the same
-BLAS. Each side runs in its own process so the thread pools do not compete.
+BLAS, and each side's peak resident set (its whole process: model, compile
+and steps; /usr/bin/time -v's "Maximum resident set size"). Each side runs
+in its own process so the thread pools do not compete.
 Random init, nothing downloaded; dropout off (p = 0) so both sides do the
 same work.
 """
 import argparse
 import json
 
-from steptime import blas_core_env, both_sides, eager_step_seconds, median_seconds
+from steptime import (blas_core_env, both_sides, eager_step_seconds, median_seconds,
+                      peak_rss_bytes)
 
 MODELS = {
     "resnet18": lambda tv: tv.resnet18(num_classes=10),
@@ -39,12 +42,14 @@ def measure(side, args):
     torch.set_num_threads(args.threads)
     model, loss_fn, opt, x, y = build(args.model, args.image, args.batch)
     if side == "torch":
-        return {"step_s": eager_step_seconds(model, loss_fn, opt, x, y, args.reps)}
+        return {"step_s": eager_step_seconds(model, loss_fn, opt, x, y, args.reps),
+                "peak_rss_bytes": peak_rss_bytes()}
     import wsc
     from wsc import _runtime
     _runtime.set_num_threads(args.threads)
     prog = wsc.compile(model, loss_fn, opt, x, y, stream_dtype="f32", mode="weight_streaming")
-    return {"step_s": median_seconds(lambda: prog.step(x, y), args.reps)}
+    return {"step_s": median_seconds(lambda: prog.step(x, y), args.reps),
+            "peak_rss_bytes": peak_rss_bytes()}
 
 
 def main():
@@ -71,9 +76,11 @@ def main():
                                             str(args.image), "--batch", str(args.batch)],
                                  threads, core_env)
             step = {side: r["step_s"] for side, r in results.items()}
+            rss = {side: r["peak_rss_bytes"] / 2**20 for side, r in results.items()}
             print(f"{name:14s} {args.image}x{args.image} batch {args.batch}, {threads} thread(s): "
                   f"eager {step['torch'] * 1e3:8.1f} ms  emulator {step['wsc'] * 1e3:8.1f} ms  "
-                  f"emulator/eager {step['wsc'] / step['torch']:5.2f}x")
+                  f"emulator/eager {step['wsc'] / step['torch']:5.2f}x  peak RSS "
+                  f"{rss['torch']:.0f} / {rss['wsc']:.0f} MB = {rss['wsc'] / rss['torch']:4.2f}x")
 
 
 if __name__ == "__main__":

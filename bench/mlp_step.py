@@ -13,7 +13,8 @@ import json
 import sys
 import time
 
-from steptime import blas_core_env, both_sides, eager_step_seconds, median_seconds
+from steptime import (blas_core_env, both_sides, eager_step_seconds, median_seconds,
+                      peak_rss_bytes)
 
 
 def build(width, layers, batch):
@@ -35,7 +36,8 @@ def measure(side, args):
     torch.set_num_threads(args.threads)
     model, loss_fn, opt, x, y = build(args.width, args.layers, args.batch)
     if side == "torch":
-        return {"step_s": eager_step_seconds(model, loss_fn, opt, x, y, args.reps)}
+        return {"step_s": eager_step_seconds(model, loss_fn, opt, x, y, args.reps),
+                "peak_rss_bytes": peak_rss_bytes()}
     import wsc
     from wsc import _runtime
     _runtime.set_num_threads(args.threads)
@@ -43,7 +45,8 @@ def measure(side, args):
     prog = wsc.compile(model, loss_fn, opt, x, y, stream_dtype=args.stream_dtype)
     compile_s = time.perf_counter() - t0
     return {"step_s": median_seconds(lambda: prog.step(x, y), args.reps), "compile_s": compile_s,
-            "modeled_step_s": prog.report()["last_step"]["time_s"]}
+            "modeled_step_s": prog.report()["last_step"]["time_s"],
+            "peak_rss_bytes": peak_rss_bytes()}
 
 
 def main():
@@ -69,6 +72,9 @@ def main():
     print(f"  emulator / PyTorch    {w['step_s'] / t['step_s']:8.2f}   (target <= 1.5)")
     print(f"  export + compile      {w['compile_s']:8.2f} s    (target <= 2 s, cold process)")
     print(f"  modeled CS-2 step     {w['modeled_step_s'] * 1e3:8.3f} ms")
+    rss_t, rss_w = t["peak_rss_bytes"] / 2**20, w["peak_rss_bytes"] / 2**20
+    print(f"  peak RSS (whole side) {rss_t:6.0f} MB eager, {rss_w:6.0f} MB emulator: "
+          f"{rss_w / rss_t:4.2f}x   (target <= 1.5)")
 
 
 if __name__ == "__main__":

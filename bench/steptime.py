@@ -7,6 +7,14 @@ import sys
 import time
 
 
+def peak_rss_bytes():
+    """This process's peak resident set so far: /usr/bin/time -v's "Maximum
+    resident set size". Each side of a bench runs in its own process, so it
+    covers that side's whole run (model, compile, steps)."""
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def median_seconds(step, reps):
     """Median wall time of `reps` calls of `step`, after one warm-up call."""
     step()
