@@ -27,8 +27,9 @@ Each case is classified:
   mute     a tool exited non-zero without a message
   resource a tool ran out of its memory or file-size bound (8 GB, 2 GB):
            the case asked for that much; listed, not a failure
-  nonfinite  wsc-run stopped at a non-finite loss or gradient (issue 21
-           item 5): a numerical outcome of mutated constants
+  value-check  wsc-run stopped at a check of the values it computed: a
+           non-finite loss or gradient (issue 21 item 5), or the model's own
+           cf.assert; an outcome of the mutated constants, not a rejection
   rejected a clean rejection (non-zero exit with a message)
   ran      accepted by every tool, and wsc-run ran one step
 
@@ -187,12 +188,31 @@ ST_DTYPES = {"f32": ("F32", "<f4"), "f16": ("F16", "<f2"), "bf16": ("BF16", None
 MAX_RUN_ELEMENTS = 1 << 24
 
 
+def read_safetensors(path):
+    """name -> (dtype, shape, raw bytes), dtype spelled as in the schedule."""
+    names = {st: d for d, (st, _) in ST_DTYPES.items()}
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    out = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = entry["data_offsets"]
+        out[name] = (names[entry["dtype"]], entry["shape"], data[8 + n + begin:8 + n + end])
+    return out
+
+
 def write_safetensors(path, tensors):
+    """tensors: name -> (dtype, shape, array or raw bytes)."""
     import numpy as np
     header, blobs, offset = {}, [], 0
     for name, (dtype, shape, array) in tensors.items():
         st, npd = ST_DTYPES[dtype]
-        if dtype == "bf16":
+        if isinstance(array, bytes):
+            raw = array
+        elif dtype == "bf16":
             raw = (np.asarray(array, dtype="<f4").view("<u4") >> 16).astype("<u2").tobytes()
         else:
             raw = np.asarray(array).astype(npd).tobytes()
@@ -225,9 +245,14 @@ def run_files(schedule, rng, folder, weights=None):
     if any(s is None for s in sizes) or sum(sizes) > MAX_RUN_ELEMENTS:
         return None
     gen = np.random.default_rng(rng.randrange(1 << 30))
-    if weights is None:
-        tensors = {}
+    # wsc-translate --wsc-to-weights writes the weights the IR carries; an
+    # imported function's argument weights come from the user: drawn here.
+    given = read_safetensors(weights) if weights else {}
+    if weights is None or any(p["name"] not in given for p in params):
+        tensors = dict(given)
         for p in params:
+            if p["name"] in given:
+                continue
             shape, dtype = p["shape"], p.get("dtype", "f32")
             if dtype not in ST_DTYPES:
                 return None
@@ -586,8 +611,8 @@ def verdict(result):
         return "resource", f"{result['tool']}: {first_line_with(err, OUT_OF_MEMORY)}"
     if rc < 0 or rc >= 128 or any(m in err for m in CRASH_MARKS):
         return "signal", f"{result['tool']}: {crash_line(err, rc)}"
-    if rc != 0 and result["tool"] == "wsc-run" and NONFINITE.search(err):
-        return "nonfinite", f"{result['tool']}: {first_error(err)}"
+    if rc != 0 and result["tool"] == "wsc-run" and VALUE_CHECK.search(err):
+        return "value-check", f"{result['tool']}: {first_error(err)}"
     if rc != 0:
         return ("rejected", first) if err.strip() or result["out"].strip() else ("mute", f"{result['tool']}: rc {rc}")
     if re.search(r"\berror\b", err, re.I) and not re.search(r"\bwarning\b", first or "", re.I):
@@ -599,8 +624,9 @@ def verdict(result):
 # case asked for, not whether the tools check their input.
 OUT_OF_MEMORY = re.compile(r"out of memory|bad_alloc|Cannot allocate memory|File too large")
 # wsc-run stops on the first non-finite loss or gradient by design (issue 21
-# item 5): a numerical outcome of the mutated constants, not a rejection.
-NONFINITE = re.compile(r"non-finite|the loss is (-?inf|nan)")
+# item 5), and where the model's cf.assert fails on a value: outcomes of the
+# mutated constants, which no compiler can refuse in general.
+VALUE_CHECK = re.compile(r"non-finite|the loss is (-?inf|nan)|cf\.assert failed")
 
 
 def first_line_with(err, pattern):
@@ -826,9 +852,9 @@ class Fuzzer:
                 print(f"... {index + 1} cases, {time.time() - start:.0f} s, {counts}", file=sys.stderr)
         wall = time.time() - start
         print(f"\n{self.args.cases} cases in {wall:.0f} s (seed {self.args.seed})")
-        print(f"{'class':10} {'cases':>7}")
-        for cls in ("signal", "hang", "silent", "mute", "resource", "nonfinite", "rejected", "ran"):
-            print(f"{cls:10} {counts.get(cls, 0):7}")
+        print(f"{'class':11} {'cases':>7}")
+        for cls in ("signal", "hang", "silent", "mute", "resource", "value-check", "rejected", "ran"):
+            print(f"{cls:11} {counts.get(cls, 0):7}")
         if groups:
             print(f"\nfailures by message (inputs under {self.args.out}):")
             for (cls, sig), cases in sorted(groups.items(), key=lambda kv: -len(kv[1])):
