@@ -81,7 +81,10 @@ inline int64_t remui(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) % static_cast<uint64_t>(b));
 }
 inline int64_t ceildivui(int64_t a, int64_t b) {
-  return divui(a, b) + (remui(a, b) != 0 ? 1 : 0);
+  // In uint64: the quotient of a large unsigned `a` may be INT64_MAX, and
+  // its +1 must wrap as the i64 bits of the unsigned result, not overflow.
+  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  return static_cast<int64_t>(ua / ub + (ua % ub != 0 ? 1 : 0));
 }
 
 // fptosi of NaN or an out-of-range value is poison in MLIR; saturate so the

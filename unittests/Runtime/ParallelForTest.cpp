@@ -156,7 +156,8 @@ TEST(ParallelFor, AForkedChildRunsLoopsInline) {
 /// Bit patterns, so NaN payloads and signed zeros count too.
 std::vector<uint32_t> bits(const float *p, size_t n) {
   std::vector<uint32_t> out(n);
-  std::memcpy(out.data(), p, n * sizeof(float));
+  if (n > 0) // memcpy's pointers must not be null, even for no bytes
+    std::memcpy(out.data(), p, n * sizeof(float));
   return out;
 }
 

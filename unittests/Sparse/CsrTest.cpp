@@ -19,7 +19,8 @@ using namespace wsc::sparse::test;
 namespace {
 
 bool sameBits(const std::vector<float> &a, const std::vector<float> &b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+  // memcmp's pointers must not be null, even for no bytes (an empty vector's may be).
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
 }
 
 /// Encodes `dense`, then checks every way back: to dense (bitwise), to CSR
