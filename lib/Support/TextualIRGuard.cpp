@@ -180,7 +180,7 @@ private:
 
   // `permutation = [...]` or `dimensions = [...]` right after an operand
   // list `)` is linalg's custom syntax, whose parser crashes on anything
-  // but a list of integers. In an attribute dictionary the key follows
+  // but a list of 64-bit integers. In an attribute dictionary the key follows
   // `{` or `,` and MLIR's attribute parser handles it.
   std::optional<TextHazard> scanIdentifier() {
     size_t begin = pos;
@@ -197,7 +197,7 @@ private:
     advance(1);
     skipSpaces();
     TextHazard bad = here("'" + std::string(word) +
-                          "' must be a list of integers such as [1, 0]");
+                          "' must be a list of 64-bit integers such as [1, 0]");
     if (pos >= text.size() || text[pos] != '[')
       return bad;
     advance(1);
@@ -210,12 +210,21 @@ private:
         advance(1);
         skipSpaces();
       }
-      if (pos < text.size() && text[pos] == '-')
+      bool negative = pos < text.size() && text[pos] == '-';
+      if (negative)
         advance(1);
       if (pos >= text.size() || !std::isdigit(static_cast<unsigned char>(text[pos])))
         return bad;
-      while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])))
+      // Each entry must fit int64, as the attribute's parser needs: a
+      // larger one crashes it the same way.
+      uint64_t magnitude = 0, limit = uint64_t(INT64_MAX) + (negative ? 1 : 0);
+      while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+        uint64_t digit = uint64_t(text[pos] - '0');
+        if (magnitude > (limit - digit) / 10)
+          return bad;
+        magnitude = magnitude * 10 + digit;
         advance(1);
+      }
       skipSpaces();
       first = false;
     }

@@ -30,6 +30,8 @@ std::string blobWithAlignment(const std::string &prefix) {
 TEST(TextualIRGuard, AcceptsWellFormedIR) {
   EXPECT_FALSE(findTextualIRHazard(withPermutation("[1, 0]")));
   EXPECT_FALSE(findTextualIRHazard(withPermutation("[]")));
+  // The extremes of int64 parse (the op's verifier refuses them).
+  EXPECT_FALSE(findTextualIRHazard(withPermutation("[9223372036854775807, -9223372036854775808]")));
   EXPECT_FALSE(findTextualIRHazard(blobWithAlignment("04000000")));
   // Brackets inside strings and comments do not count.
   EXPECT_FALSE(findTextualIRHazard("// a ( comment [\nfunc.func @g() attributes {s = \"(]\"} {\n"
@@ -41,17 +43,19 @@ TEST(TextualIRGuard, AcceptsWellFormedIR) {
 }
 
 TEST(TextualIRGuard, RefusesMalformedPermutationAtItsValue) {
-  for (const char *perm : {"[1", "[1, x]", "5", "[1 0]", "array<i64: 1, 0>"}) {
+  for (const char *perm : {"[1", "[1, x]", "5", "[1 0]", "array<i64: 1, 0>",
+                           "[18446744073709551616, 0]", "[9223372036854775808, 0]",
+                           "[-9223372036854775809]"}) {
     auto hazard = findTextualIRHazard(withPermutation(perm));
     ASSERT_TRUE(hazard) << perm;
     EXPECT_EQ(hazard->line, 2u) << perm;
     EXPECT_EQ(hazard->column, 92u) << perm; // where the value starts
-    EXPECT_EQ(hazard->message, "'permutation' must be a list of integers such as [1, 0]");
+    EXPECT_EQ(hazard->message, "'permutation' must be a list of 64-bit integers such as [1, 0]");
   }
   auto dims = findTextualIRHazard("%t = linalg.broadcast ins(%a : tensor<3xf32>) outs(%b : "
                                   "tensor<2x3xf32>) dimensions = [0 x]\n");
   ASSERT_TRUE(dims);
-  EXPECT_EQ(dims->message, "'dimensions' must be a list of integers such as [1, 0]");
+  EXPECT_EQ(dims->message, "'dimensions' must be a list of 64-bit integers such as [1, 0]");
 }
 
 TEST(TextualIRGuard, RefusesZeroOrNonPowerOfTwoBlobAlignment) {
