@@ -7,7 +7,8 @@ JOBS   ?= 2
 OUT    ?= $(BUILD)/demo
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs test-coverage test-layering test-install test-package package bench docs clean
+.PHONY: all deps configure build demo test test-lit test-unit test-python test-docs test-coverage test-layering test-install test-package package bench docs clean \
+	build-sanitize test-sanitize fuzz fuzz-corpus
 
 all: build
 
@@ -45,7 +46,8 @@ demo: build
 
 test: build
 	$(MAKE) --no-print-directory test-layering test-unit test-lit test-python test-docs test-coverage \
-	    test-install test-package
+	    test-install test-package test-sanitize
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=60
 
 test-unit:
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
@@ -83,6 +85,64 @@ package: build
 
 test-python:
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) -m pytest -q python/tests
+
+# The sanitizer tree (docs/Fuzzing.md): our code under clang-22 with ASan and
+# UBSan, libFuzzer's coverage, and the fuzz targets. libMLIR is uninstrumented:
+# inline LLVM and libstdc++ code in our objects annotates memory that
+# libMLIR's copies do not, so ASan's container-overflow and user-poisoning
+# checks give false reports. LSan reads fuzz/lsan.supp (no entry needed so far).
+SANITIZE_BUILD ?= build-sanitize
+FUZZ_SECONDS   ?= 300
+FUZZ_TARGETS   := schedule safetensors kgraph wsc-opt interpreter
+SANITIZE_ENV   := ASAN_OPTIONS=detect_container_overflow=0:allow_user_poisoning=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp UBSAN_OPTIONS=print_stacktrace=1
+# pytest files whose work is in the tools: with WSC_BUILD_DIR=build-sanitize,
+# wsc.compile runs its wsc-opt and wsc-translate and the tests its wsc-run,
+# while the Python module (not built there) comes from $(BUILD).
+SANITIZE_PYTESTS := test_checkpoint_errors.py test_wsc_run_sparsity.py test_compile_errors.py \
+	test_torch_mlir_input.py
+
+$(SANITIZE_BUILD)/build.ninja:
+	cmake -G Ninja -S . -B $(SANITIZE_BUILD) -DCMAKE_C_COMPILER=clang-22 \
+	    -DCMAKE_CXX_COMPILER=clang++-22 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+	    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+	    -DWSC_SANITIZE=ON -DWSC_FUZZ=ON -DWSC_ENABLE_PYTHON=OFF -DPython3_EXECUTABLE=$(PYTHON)
+
+# gtest_discover_tests runs the test binaries while building: the env too.
+build-sanitize: deps $(SANITIZE_BUILD)/build.ninja
+	$(SANITIZE_ENV) ninja -C $(SANITIZE_BUILD) -j$(JOBS)
+
+# Placer.StopsAtTheTimeLimit bounds wall time (limit + 0.25 s), which
+# instrumented code overshoots; the normal tree checks it.
+test-sanitize: build build-sanitize
+	cd $(SANITIZE_BUILD) && $(SANITIZE_ENV) ctest --output-on-failure -j$(JOBS) \
+	    -E '^Placer.StopsAtTheTimeLimit$$'
+	$(SANITIZE_ENV) /usr/lib/llvm-22/bin/lit -sv $(SANITIZE_BUILD)/test
+	$(SANITIZE_ENV) WSC_BUILD_DIR=$(CURDIR)/$(SANITIZE_BUILD) \
+	    $(PYTHON) -m pytest -q $(addprefix python/tests/,$(SANITIZE_PYTESTS))
+
+# Each target for FUZZ_SECONDS on its committed corpus; new inputs go to a
+# temporary directory (the tree stays clean), kept with the crash if one is found.
+fuzz: build-sanitize
+	@for t in $(FUZZ_TARGETS); do \
+	  out=$$(mktemp -d /tmp/wsc-fuzz-$$t.XXXXXX); \
+	  if $(SANITIZE_ENV) $(SANITIZE_BUILD)/bin/fuzz-$$t $$out fuzz/corpus/$$t \
+	      -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	      -print_final_stats=1 -artifact_prefix=$$out/ > $$out/fuzz.log 2>&1; then \
+	    echo "fuzz-$$t: $$(grep -a 'DONE' $$out/fuzz.log | tail -1)"; rm -rf $$out; \
+	  else \
+	    tail -60 $$out/fuzz.log; echo "fuzz-$$t FAILED: the input and log are in $$out"; exit 1; \
+	  fi; \
+	done
+
+# Regenerates the committed seed corpora from the tests (fuzz/collect_seeds.py).
+fuzz-corpus: build build-sanitize
+	rm -rf $(SANITIZE_BUILD)/seeds
+	$(PYTHON) fuzz/collect_seeds.py $(BUILD) $(SANITIZE_BUILD)/seeds
+	for t in $(FUZZ_TARGETS); do mkdir -p fuzz/corpus/$$t && \
+	  $(SANITIZE_ENV) $(SANITIZE_BUILD)/bin/fuzz-$$t -merge=1 fuzz/corpus/$$t \
+	      $(SANITIZE_BUILD)/seeds/$$t || exit 1; done
 
 bench: build
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/mlp_step.py --threads 1

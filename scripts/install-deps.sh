@@ -7,6 +7,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   nlohmann-json3-dev libgtest-dev pybind11-dev libopenblas-dev
   openmpi-bin libopenmpi-dev
+  clang-22 libfuzzer-22-dev libclang-rt-22-dev
   python3 python3-dev python3-numpy python3-torch python3-torchvision python3-pytest
 )
 
