@@ -28,6 +28,12 @@ LogicalResult checkType(Type type, Location loc, StringRef what) {
   auto shaped = llvm::dyn_cast<RankedTensorType>(type);
   if (!shaped)
     return success();
+  // An empty tensor has nothing to lay out; the emulator refuses the
+  // loops that index it.
+  for (auto [i, dim] : llvm::enumerate(shaped.getShape()))
+    if (dim == 0)
+      return emitError(loc) << what << " of type " << type << " has no elements (dim " << i
+                            << " is 0): wsc needs every dim at least 1";
   std::optional<int64_t> count = checkedElementCount(shaped.getShape());
   if (count && *count <= kMaxTensorElements)
     return success();

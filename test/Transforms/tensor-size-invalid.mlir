@@ -24,3 +24,12 @@ func.func @result(%x: tensor<2xf32>) -> tensor<1099511627777xf32> {
 func.func @at_bound(%x: tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32> {
   return %x : tensor<1048576x1048576xf32>
 }
+
+// -----
+
+// An empty tensor: the emulator would refuse the loops that index it.
+func.func @empty(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{result #0 of 'tensor.empty' of type 'tensor<2x0xf32>' has no elements (dim 1 is 0): wsc needs every dim at least 1}}
+  %0 = tensor.empty() : tensor<2x0xf32>
+  return %x : tensor<2x8xf32>
+}
