@@ -838,6 +838,8 @@ class Fuzzer:
         start = time.time()
         for index in range(self.args.cases):
             case_rng = random.Random(rng.randrange(1 << 62))
+            if self.args.only and index not in self.args.only:
+                continue
             result = self.run_case(index, case_rng)
             cls = result["class"]
             counts[cls] = counts.get(cls, 0) + 1
@@ -877,6 +879,8 @@ def main():
     p.add_argument("--out", default=None, help="failing cases (default WORK/failures)")
     p.add_argument("--refresh-seeds", action="store_true", help="recompute the seeds' base runs")
     p.add_argument("--progress", type=int, default=500, help="print counts every N cases")
+    p.add_argument("--only", type=lambda s: {int(i) for i in s.split(",")}, default=None,
+                   help="replay just these case numbers (comma-separated) of --seed's run")
     args = p.parse_args()
     args.work = os.path.abspath(args.work)
     args.out = os.path.abspath(args.out or os.path.join(args.work, "failures"))

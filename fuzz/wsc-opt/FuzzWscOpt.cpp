@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "wsc/Analysis/VerifierPreconditions.h"
 #include "wsc/Dialect/WSC/WSCDialect.h"
 #include "wsc/Support/TextualIRGuard.h"
 #include "wsc/Transforms/Passes.h"
@@ -85,9 +86,11 @@ void compile(std::string_view text) {
   sources.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()), "fuzz.mlir"),
       llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sources, &context);
-  if (!module)
+  // As wsc-opt does: parse without verifying, then wsc-verify-input's checks
+  // and the verifier.
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(
+      sources, mlir::ParserConfig(&context, /*verifyAfterParse=*/false));
+  if (!module || mlir::failed(mlir::wsc::verifyGuarded(*module)))
     return;
   mlir::PassManager pm(&context);
   std::string pipelineErrors;

@@ -1,5 +1,6 @@
 //===- Registration.cpp - wsc translations --------------------------------===//
 
+#include "wsc/Analysis/VerifierPreconditions.h"
 #include "wsc/Dialect/WSC/WSCDialect.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Target/FloorplanSvg.h"
@@ -9,6 +10,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 
 static void registerDialects(mlir::DialectRegistry &registry) {
@@ -20,24 +22,32 @@ static void registerDialects(mlir::DialectRegistry &registry) {
                   cf::ControlFlowDialect>();
 }
 
-/// Registers translation `name` of a builtin.module by `emit`.
+/// Registers translation `name` of a builtin.module by `emit`. The module
+/// is parsed here, not by the upstream registration, so that what crashes
+/// upstream verifiers is refused before they run (VerifierPreconditions.h).
 static void registerModuleTranslation(llvm::StringRef name, llvm::StringRef description,
                                       mlir::LogicalResult (*emit)(mlir::ModuleOp,
                                                                   llvm::raw_ostream &)) {
   using namespace mlir;
-  TranslateFromMLIRRegistration registration(
+  TranslateRegistration registration(
       name, description,
-      [emit](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+      [emit](const std::shared_ptr<llvm::SourceMgr> &sourceMgr, llvm::raw_ostream &os,
+             MLIRContext *context) -> LogicalResult {
+        DialectRegistry registry;
+        registerDialects(registry);
+        context->appendDialectRegistry(registry);
+        // The emitters build wsc attributes on modules that may not name them.
+        context->loadAllAvailableDialects();
         // mlir-translate's driver prints the op after every diagnostic (it
         // sets this itself, ignoring --mlir-print-op-on-diagnostic): for an
         // error on a function, the whole function. Name op and location only.
-        op->getContext()->printOpOnDiagnostic(false);
-        auto module = llvm::dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError("expected a builtin.module");
-        return emit(module, os);
-      },
-      registerDialects);
+        context->printOpOnDiagnostic(false);
+        OwningOpRef<ModuleOp> module =
+            parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context, /*verifyAfterParse=*/false));
+        if (!module || failed(mlir::wsc::verifyGuarded(*module)))
+          return failure();
+        return emit(*module, os);
+      });
 }
 
 void mlir::wsc::registerToSvgTranslation() {

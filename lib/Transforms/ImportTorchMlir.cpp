@@ -209,10 +209,9 @@ LogicalResult Importer::checkPadAmounts() {
     for (auto [side, statics, operands] :
          {std::make_tuple("low", pad.getStaticLow(), pad.getLow()),
           std::make_tuple("high", pad.getStaticHigh(), pad.getHigh())}) {
-      const auto dynamic = size_t(llvm::count(statics, ShapedType::kDynamic));
+      // A count of INT64_MIN markers that does not match the operands is
+      // refused before any pass (VerifierPreconditions.h).
       std::optional<int64_t> negative;
-      if (dynamic != operands.size())
-        negative = ShapedType::kDynamic;
       for (int64_t amount : statics)
         if (!negative && amount != ShapedType::kDynamic && amount < 0)
           negative = amount;

@@ -253,3 +253,15 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %0, %x : tensor<f32>, tensor<4xf32>
   }
 }
+
+// -----
+
+// wsc-translate parses without verifying and refuses what crashes MLIR 22's
+// verifiers before it verifies (the checks of --wsc-verify-input).
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%a: tensor<16x6xf32> {wsc.input = 0 : i64}) -> (tensor<2x8x6xf32> {wsc.output = 0 : i64}) {
+    // expected-error @+1 {{'tensor.expand_shape' op has an empty reassociation group (#1); each group names at least one dimension}}
+    %y = tensor.expand_shape %a [[0, 1], []] output_shape [2, 8, 6] : tensor<16x6xf32> into tensor<2x8x6xf32>
+    return %y : tensor<2x8x6xf32>
+  }
+}

@@ -3,7 +3,9 @@
 // mlir-opt with the wsc dialect and passes: every upstream dialect and
 // pass is registered too, so the usual flags work unchanged. The input is
 // scanned for what crashes MLIR's parser before it is parsed, and parsing
-// and passes run on a large stack (../common/GuardedInput.h).
+// and passes run on a large stack (../common/GuardedInput.h). Parsed IR is
+// verified by the first pass, wsc-verify-input, which first refuses what
+// crashes upstream verifiers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,13 +38,20 @@ static int runOptimizer(int argc, char **argv, mlir::DialectRegistry &registry) 
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, inputName, outputName, registry));
 
-  if (!config.shouldVerifyDiagnostics()) {
-    mlir::MlirOptMainConfig upstream = config;
-    config.setPassPipelineSetupFn([upstream](mlir::PassManager &pm) {
+  // Some upstream verifiers crash on input the parser accepts: parse
+  // without verifying, and verify in a first pass that refuses those
+  // inputs before it runs the verifier (wsc-verify-input).
+  bool verifyInput = config.shouldVerifyOnParsing();
+  bool plainRemarks = !config.shouldVerifyDiagnostics();
+  config.verifyOnParsing(false);
+  mlir::MlirOptMainConfig upstream = config;
+  config.setPassPipelineSetupFn([upstream, verifyInput, plainRemarks](mlir::PassManager &pm) {
+    if (plainRemarks)
       wsc::tools::printRemarksPlainly(*pm.getContext());
-      return upstream.setupPassPipeline(pm);
-    });
-  }
+    if (verifyInput)
+      pm.addPass(mlir::wsc::createWSCVerifyInput());
+    return upstream.setupPassPipeline(pm);
+  });
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input = mlir::openInputFile(inputName, &error);

@@ -555,4 +555,30 @@ def WSCAttachTarget : Pass<"wsc-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
 
+def WSCVerifyInput : Pass<"wsc-verify-input"> {
+  let summary = "Verify parsed input, refusing first what crashes upstream verifiers";
+  let description = [{
+    A few MLIR 22 verifiers index with an op's attributes before checking
+    them, and crash on input the parser accepts. This pass refuses those
+    inputs with a located error, then runs the verifier. `wsc-opt` parses
+    without verifying and runs it first, unless
+    `--mlir-very-unsafe-disable-verifier-on-parsing` is given;
+    `wsc-translate` does the same check before verifying what it parsed.
+    Refused:
+
+    - `linalg.broadcast` naming a dimension twice in `dimensions`;
+    - `tensor.expand_shape` or `tensor.collapse_shape` with an empty
+      reassociation group;
+    - `tensor.pad` whose static amounts hold the dynamic marker
+      (INT64_MIN) more often than it has SSA amounts.
+
+    ```mlir
+    // error: 'linalg.broadcast' op repeats dimension 0 in 'dimensions'; each
+    // added dimension is named once
+    %r = linalg.broadcast ins(%a : tensor<f32>) outs(%i : tensor<2x3xf32>)
+           dimensions = [0, 0]
+    ```
+  }];
+}
+
 #endif // WSC_TRANSFORMS_PASSES_TD
