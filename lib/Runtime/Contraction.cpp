@@ -2,6 +2,8 @@
 
 #include "Contraction.h"
 
+#include "StridedCopy.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -127,19 +129,25 @@ MatrixView viewOrPack(const LinearAccess &x, const float *data, int64_t base,
     if (auto l = layoutOf(rows, cols, *sr, *sc); l && fitsInt(l->ld))
       return {data + base, *l};
   scratch.resize(rows * cols);
-  float *out = scratch.data();
-  auto copy = [&](int64_t flat, int64_t off) { out[flat] = data[off]; };
-  // Pack with the longer innermost run in the inner loop: an im2col's
-  // rows (.., ow) run longer than its columns (.., kw), so it is packed
-  // column-major.
+  // Packed with the longer innermost run as the matrix's fast dim: an
+  // im2col's rows (.., ow) run longer than its columns (.., kw), so it is
+  // packed column-major.
   const int64_t rowRun = rowDims.empty() ? 1 : ext[rowDims.back()];
   const int64_t colRun = colDims.empty() ? 1 : ext[colDims.back()];
-  if (rowRun > colRun) {
-    forEachElement(x, ext, colDims, rowDims, base, copy);
-    return {out, MatrixLayout{true, std::max<int64_t>(rows, 1)}};
-  }
-  forEachElement(x, ext, rowDims, colDims, base, copy);
-  return {out, MatrixLayout{false, std::max<int64_t>(cols, 1)}};
+  const bool columnMajor = rowRun > colRun;
+  std::vector<CopyLoop> loops;
+  auto addDims = [&](const std::vector<int> &dims, int64_t unit) {
+    for (auto d = dims.rbegin(); d != dims.rend(); ++d) {
+      loops.push_back({ext[*d], x.stride[*d], unit});
+      unit *= ext[*d];
+    }
+  };
+  addDims(rowDims, columnMajor ? 1 : cols);
+  addDims(colDims, columnMajor ? rows : 1);
+  stridedCopy(data, base, scratch.data(), 0, std::move(loops), sizeof(float));
+  if (columnMajor)
+    return {scratch.data(), MatrixLayout{true, std::max<int64_t>(rows, 1)}};
+  return {scratch.data(), MatrixLayout{false, std::max<int64_t>(cols, 1)}};
 }
 
 /// C += A * B where a role has several loops (a convolution: M = (n, oh,

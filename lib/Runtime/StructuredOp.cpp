@@ -4,6 +4,7 @@
 
 #include "Contraction.h"
 #include "LoopBounds.h"
+#include "StridedCopy.h"
 
 #include "wsc/Runtime/ParallelFor.h"
 #include "wsc/Support/Error.h"
@@ -235,9 +236,9 @@ bool injective(const LinearAccess &o, const std::vector<int64_t> &ext) {
 }
 
 /// A region that yields its one input unchanged (a transpose, a flip, a
-/// broadcast, a strided copy): copied in tight strided loops, the innermost
-/// over the output's unit-stride loop, instead of through the region
-/// interpreter, whose per-row cost dominates short rows (a 3x3 kernel).
+/// broadcast, a strided copy): copied in tiles (StridedCopy.h) instead of
+/// through the region interpreter, whose per-row cost dominates short rows
+/// (a 3x3 kernel).
 bool tryCopy(const RegionProgram &prog, const BodyOp &op, const std::vector<int64_t> &ext,
              const std::vector<Operand> &ops) {
   if (op.numInputs != 1 || ops.size() != 2 || !prog.body().empty() || !prog.setup().empty() ||
@@ -247,59 +248,31 @@ bool tryCopy(const RegionProgram &prog, const BodyOp &op, const std::vector<int6
     return false;
   const LinearAccess &in = ops[0].access, &out = ops[1].access;
   const int L = static_cast<int>(ext.size());
-  int inner = -1;
-  for (int d = 0; d < L; ++d)
-    if (ext[d] > 1 && (inner < 0 || std::llabs(out.stride[d]) < std::llabs(out.stride[inner])))
-      inner = d;
   const size_t bytes = storageBytes(ops[0].storage);
-  const uint8_t *src = ops[0].data;
-  uint8_t *dst = ops[1].data;
-  const int64_t n = inner < 0 ? 1 : ext[inner];
-  const int64_t si = inner < 0 ? 0 : in.stride[inner], so = inner < 0 ? 0 : out.stride[inner];
-  // Copies the outer loops with loop `split` (if any) over [lo, hi).
-  auto copyRange = [&](int split, int64_t lo, int64_t hi) {
-    std::vector<int64_t> idx(L, 0);
-    int64_t a = in.base, o = out.base;
-    if (split >= 0) {
-      idx[split] = lo;
-      a += in.stride[split] * lo, o += out.stride[split] * lo;
-    }
-    while (true) {
-      if (bytes == 4)
-        for (int64_t i = 0; i < n; ++i)
-          reinterpret_cast<float *>(dst)[o + i * so] =
-              reinterpret_cast<const float *>(src)[a + i * si];
-      else
-        for (int64_t i = 0; i < n; ++i)
-          std::memcpy(dst + (o + i * so) * bytes, src + (a + i * si) * bytes, bytes);
-      int d = L - 1;
-      for (; d >= 0; --d) {
-        if (d == inner || ext[d] <= 1)
-          continue;
-        const int64_t first = d == split ? lo : 0, last = d == split ? hi : ext[d];
-        a += in.stride[d], o += out.stride[d];
-        if (++idx[d] < last)
-          break;
-        a -= in.stride[d] * (last - first), o -= out.stride[d] * (last - first);
-        idx[d] = first;
-      }
-      if (d < 0)
-        break;
-    }
-  };
-  // Split the slowest loop that writes disjoint elements (any, for a copy).
-  int split = -1;
-  if (injective(out, ext))
-    for (int d = 0; d < L && split < 0; ++d)
-      if (d != inner && ext[d] > 1 && out.stride[d] != 0)
-        split = d;
-  if (split < 0) {
-    copyRange(-1, 0, 0);
+  if (injective(out, ext)) {
+    std::vector<CopyLoop> loops;
+    for (int d = 0; d < L; ++d)
+      loops.push_back({ext[d], in.stride[d], out.stride[d]});
+    stridedCopy(ops[0].data, in.base, ops[1].data, out.base, std::move(loops), bytes);
     return true;
   }
-  const int64_t perIndex = std::max<int64_t>(1, totalPoints(ext) / ext[split]);
-  parallelFor(ext[split], std::max<int64_t>(1, kElementwiseGrain / perIndex),
-              [&](int64_t lo, int64_t hi) { copyRange(split, lo, hi); });
+  // Several points write one element: in lexicographic order, so the last
+  // point's value stays, as the loops would leave it.
+  std::vector<int64_t> idx(L, 0);
+  int64_t a = in.base, o = out.base;
+  while (true) {
+    std::memcpy(ops[1].data + o * bytes, ops[0].data + a * bytes, bytes);
+    int d = L - 1;
+    for (; d >= 0; --d) {
+      a += in.stride[d], o += out.stride[d];
+      if (++idx[d] < ext[d])
+        break;
+      a -= in.stride[d] * ext[d], o -= out.stride[d] * ext[d];
+      idx[d] = 0;
+    }
+    if (d < 0)
+      break;
+  }
   return true;
 }
 
