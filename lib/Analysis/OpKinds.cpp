@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::wsc;
@@ -37,4 +38,12 @@ std::optional<unsigned> mlir::wsc::oneHotLoop(linalg::LinalgOp op) {
     }
   }
   return std::nullopt;
+}
+
+LogicalResult mlir::wsc::checkConstantDivisor(Operation *op) {
+  if (!llvm::isa<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp, arith::CeilDivSIOp,
+                 arith::CeilDivUIOp, arith::RemSIOp, arith::RemUIOp>(op) ||
+      !matchPattern(op->getOperand(1), m_Zero()))
+    return success();
+  return op->emitOpError("divides by a constant zero; an integer divisor must not be 0");
 }

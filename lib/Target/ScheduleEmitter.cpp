@@ -10,6 +10,7 @@
 #include "ScheduleJson.h"
 #include "ScheduleReport.h"
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/OpKinds.h"
 #include "wsc/Analysis/RaggedDims.h"
 #include "wsc/Analysis/StepSram.h"
 #include "wsc/Schedule/Format.h"
@@ -217,6 +218,8 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
   }
   if (!sched::lookupScalarOp(op.getName().getStringRef().str()))
     return op.emitOpError("is not supported inside a kernel by the wsc runtime");
+  if (failed(checkConstantDivisor(&op)))
+    return failure();
   return entry;
 }
 

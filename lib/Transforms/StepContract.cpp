@@ -2,6 +2,7 @@
 
 #include "StepContract.h"
 
+#include "wsc/Analysis/OpKinds.h"
 #include "wsc/Dialect/WSC/WSCDialect.h"
 #include "wsc/Support/Limits.h"
 
@@ -150,12 +151,20 @@ LogicalResult checkOutputMaps(func::FuncOp func) {
   return failure(result.wasInterrupted());
 }
 
+LogicalResult checkDivisors(func::FuncOp func) {
+  WalkResult result = func.walk([](Operation *op) {
+    return failed(checkConstantDivisor(op)) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 } // namespace
 
 LogicalResult mlir::wsc::checkStepContract(func::FuncOp func, const BatchDims &dims,
                                            int64_t systems) {
   if (failed(checkParams(func)) || failed(checkNumClasses(func)) ||
-      failed(checkInputNumbers(func)) || failed(checkLoss(func)) || failed(checkOutputMaps(func)))
+      failed(checkInputNumbers(func)) || failed(checkLoss(func)) || failed(checkOutputMaps(func)) ||
+      failed(checkDivisors(func)))
     return failure();
   return checkSystems(func, dims, systems);
 }

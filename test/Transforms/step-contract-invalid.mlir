@@ -117,6 +117,22 @@ func.func @reassociation_out_of_range(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64
 
 // -----
 
+// arith leaves an integer division by zero undefined; wsc-run refuses it,
+// so a constant zero divisor is refused here. (Found by mutation-fuzz.)
+func.func @divides_by_constant_zero(%ids: tensor<4xi64> {wsc.input = 0 : i64}) -> (tensor<4xi64> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<4xi64>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : tensor<4xi64>) outs(%e : tensor<4xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    // expected-error @+1 {{'arith.floordivsi' op divides by a constant zero; an integer divisor must not be 0}}
+    %d = arith.floordivsi %in, %zero : i64
+    linalg.yield %d : i64
+  } -> tensor<4xi64>
+  return %q : tensor<4xi64>
+}
+
+// -----
+
 // Within the rules: no error, only the mode remark.
 // expected-remark @+1 {{mode layer_pipelined (auto)}}
 module {

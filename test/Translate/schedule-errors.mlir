@@ -265,3 +265,23 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %y : tensor<2x8x6xf32>
   }
 }
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%x: tensor<4xi64> {wsc.input = 0 : i64}) -> (tensor<4xi64> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xi64>) -> tensor<4xi64> {
+    ^bb0(%a: tensor<4xi64>):
+      %zero = arith.constant 0 : i64
+      %e = tensor.empty() : tensor<4xi64>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xi64>) outs(%e : tensor<4xi64>) {
+      ^bb0(%in: i64, %out: i64):
+        // expected-error @+1 {{'arith.remsi' op divides by a constant zero; an integer divisor must not be 0}}
+        %s = arith.remsi %in, %zero : i64
+        linalg.yield %s : i64
+      } -> tensor<4xi64>
+      wsc.yield %r : tensor<4xi64>
+    }
+    return %0 : tensor<4xi64>
+  }
+}

@@ -9,7 +9,13 @@
 #ifndef WSC_ANALYSIS_OPKINDS_H
 #define WSC_ANALYSIS_OPKINDS_H
 
+#include "mlir/Support/LLVM.h"
+
 #include <optional>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
 
 namespace mlir::linalg {
 class LinalgOp;
@@ -26,6 +32,12 @@ bool isContraction(linalg::LinalgOp op);
 /// scatter-add: each reduction point touches one `v`, so its work is the
 /// iteration count divided by that loop's range.
 std::optional<unsigned> oneHotLoop(linalg::LinalgOp op);
+
+/// Emits an error at `op` and fails when it is an integer division or
+/// remainder by a constant zero: arith leaves it undefined and the runtime
+/// refuses it, so wsc-opt (the step contract) and wsc-translate refuse it
+/// first. A divisor computed from the data is checked at run time.
+LogicalResult checkConstantDivisor(Operation *op);
 
 } // namespace mlir::wsc
 
