@@ -215,6 +215,16 @@ bool BatchDims::isBatchOutermost(Value value) const {
   return type.getDimSize(*dim) == globalBatch * lookupInner(value);
 }
 
+LogicalResult mlir::wsc::checkGatherTable(Operation *op, const BatchDims &dims) {
+  auto extract = llvm::dyn_cast<tensor::ExtractOp>(op);
+  if (!extract || !llvm::isa_and_nonnull<linalg::LinalgOp>(op->getParentOp()) ||
+      !dims.lookup(extract.getTensor()))
+    return success();
+  return op->emitOpError("gathers from a tensor with a batch dim (dim ")
+         << *dims.lookup(extract.getTensor())
+         << "); a gather reads a table that every sample shares, such as a parameter";
+}
+
 /// MLIR 22's reshape verifier reads reassociation indices as 32-bit affine
 /// dims, so an index of 2^40 + 1 passes as 1; every pass that follows the
 /// groups would index past the shape. Each index must be a dim of the

@@ -218,7 +218,7 @@ FailureOr<json::Object> Emitter::emitScalar(Operation &op) {
   }
   if (!sched::lookupScalarOp(op.getName().getStringRef().str()))
     return op.emitOpError("is not supported inside a kernel by the wsc runtime");
-  if (failed(checkConstantDivisor(&op)))
+  if (failed(checkConstantDivisor(&op)) || failed(checkGatherTable(&op, dims)))
     return failure();
   return entry;
 }

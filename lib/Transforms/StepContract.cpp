@@ -151,9 +151,13 @@ LogicalResult checkOutputMaps(func::FuncOp func) {
   return failure(result.wasInterrupted());
 }
 
-LogicalResult checkDivisors(func::FuncOp func) {
-  WalkResult result = func.walk([](Operation *op) {
-    return failed(checkConstantDivisor(op)) ? WalkResult::interrupt() : WalkResult::advance();
+/// The region ops the runtime refuses: a constant zero divisor, a gather
+/// from a batched tensor.
+LogicalResult checkRegionOps(func::FuncOp func, const BatchDims &dims) {
+  WalkResult result = func.walk([&](Operation *op) {
+    return failed(checkConstantDivisor(op)) || failed(checkGatherTable(op, dims))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
   });
   return failure(result.wasInterrupted());
 }
@@ -164,7 +168,7 @@ LogicalResult mlir::wsc::checkStepContract(func::FuncOp func, const BatchDims &d
                                            int64_t systems) {
   if (failed(checkParams(func)) || failed(checkNumClasses(func)) ||
       failed(checkInputNumbers(func)) || failed(checkLoss(func)) || failed(checkOutputMaps(func)) ||
-      failed(checkDivisors(func)))
+      failed(checkRegionOps(func, dims)))
     return failure();
   return checkSystems(func, dims, systems);
 }

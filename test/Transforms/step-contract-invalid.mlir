@@ -133,6 +133,24 @@ func.func @divides_by_constant_zero(%ids: tensor<4xi64> {wsc.input = 0 : i64}) -
 
 // -----
 
+// A gather from a tensor with a batch dim (here a label): each system holds
+// only its shard of it, so the runtime gathers only from shared tables.
+// (Found by mutation-fuzz: wsc.param renamed to wsc.label.)
+func.func @gathers_from_a_batched_tensor(%table: tensor<10x4xf32> {wsc.label = 0 : i64}, %ids: tensor<10xi64> {wsc.input = 0 : i64}) -> (tensor<10x4xf32> {wsc.output = 0 : i64}) {
+  %e = tensor.empty() : tensor<10x4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<10xi64>) outs(%e : tensor<10x4xf32>) {
+  ^bb0(%id: i64, %out: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    // expected-error @+1 {{'tensor.extract' op gathers from a tensor with a batch dim (dim 0); a gather reads a table that every sample shares, such as a parameter}}
+    %v = tensor.extract %table[%row, %col] : tensor<10x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<10x4xf32>
+  return %g : tensor<10x4xf32>
+}
+
+// -----
+
 // Within the rules: no error, only the mode remark.
 // expected-remark @+1 {{mode layer_pipelined (auto)}}
 module {

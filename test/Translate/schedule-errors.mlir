@@ -285,3 +285,24 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %0 : tensor<4xi64>
   }
 }
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%t: tensor<4x3xf32> {wsc.label = 0 : i64}, %x: tensor<4xi64> {wsc.input = 0 : i64}) -> (tensor<4x3xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "k" layer("k") phase(<forward>) (%t, %x) : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<4x3xf32> {
+    ^bb0(%table: tensor<4x3xf32>, %ids: tensor<4xi64>):
+      %e = tensor.empty() : tensor<4x3xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<4xi64>) outs(%e : tensor<4x3xf32>) {
+      ^bb0(%id: i64, %out: f32):
+        %row = arith.index_cast %id : i64 to index
+        %col = linalg.index 1 : index
+        // expected-error @+1 {{'tensor.extract' op gathers from a tensor with a batch dim (dim 0); a gather reads a table that every sample shares, such as a parameter}}
+        %v = tensor.extract %table[%row, %col] : tensor<4x3xf32>
+        linalg.yield %v : f32
+      } -> tensor<4x3xf32>
+      wsc.yield %r : tensor<4x3xf32>
+    }
+    return %0 : tensor<4x3xf32>
+  }
+}

@@ -59,6 +59,12 @@ LogicalResult checkShardable(func::FuncOp func, const BatchDims &dims, int64_t s
 /// inputs: once the batch is sharded, its results are per-system partials.
 bool reducesOverBatch(Operation *op, const BatchDims &dims);
 
+/// Emits an error at `op` and fails when it is a `tensor.extract` inside a
+/// linalg region that gathers from a tensor with a batch dim: each system
+/// holds only its shard of such a tensor, so the runtime gathers only from
+/// tables every sample shares (a parameter, a constant).
+LogicalResult checkGatherTable(Operation *op, const BatchDims &dims);
+
 /// True for a `wsc.input` or `wsc.label` argument of `func`.
 bool isBatchArgument(func::FuncOp func, unsigned index);
 
