@@ -28,8 +28,9 @@ Each case is classified:
   resource a tool ran out of its memory or file-size bound (8 GB, 2 GB):
            the case asked for that much; listed, not a failure
   value-check  wsc-run stopped at a check of the values it computed: a
-           non-finite loss or gradient (issue 21 item 5), or the model's own
-           cf.assert; an outcome of the mutated constants, not a rejection
+           non-finite loss or gradient (issue 21 item 5), the model's own
+           cf.assert, or a slice past a sample's valid length under VTS; an
+           outcome of the mutated constants or the drawn data, not a rejection
   rejected a clean rejection (non-zero exit with a message)
   ran      accepted by every tool, and wsc-run ran one step
 
@@ -624,9 +625,12 @@ def verdict(result):
 # case asked for, not whether the tools check their input.
 OUT_OF_MEMORY = re.compile(r"out of memory|bad_alloc|Cannot allocate memory|File too large")
 # wsc-run stops on the first non-finite loss or gradient by design (issue 21
-# item 5), and where the model's cf.assert fails on a value: outcomes of the
-# mutated constants, which no compiler can refuse in general.
-VALUE_CHECK = re.compile(r"non-finite|the loss is (-?inf|nan)|cf\.assert failed")
+# item 5), where the model's cf.assert fails on a value, and where a slice
+# runs past a sample's valid length under VTS (the drawn masks are all
+# padding): outcomes of the mutated constants or the drawn data, which no
+# compiler can refuse in general.
+VALUE_CHECK = re.compile(r"non-finite|the loss is (-?inf|nan)|cf\.assert failed|"
+                         r"the valid length of sample \d+ \(variable tensor shape\)")
 
 
 def first_line_with(err, pattern):

@@ -432,7 +432,9 @@ void runOps(const Schedule &s, const Interpreter::CompiledKernel &k, std::vector
         if (sizes[d] > 0 && op.offsets[d] + (sizes[d] - 1) * op.strides[d] >= full[d])
           fail(src, ": ", k.where, " ", op.name, " (", op.path, "): slice dim ", d, " (offset ",
                op.offsets[d], ", size ", sizes[d], ") runs past ", full[d],
-               ragged ? " (this sample's extent)" : "");
+               ragged ? ", the valid length of sample " + std::to_string(shard.sampleBegin) +
+                            " (variable tensor shape)"
+                      : "");
       if (extract) {
         env[r] = extractSlice(env[fullSlot], op.offsets, sizes, op.strides).reshaped(shapeOf(r));
       } else {
