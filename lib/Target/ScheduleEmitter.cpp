@@ -487,15 +487,6 @@ FailureOr<json::Object> Emitter::emit() {
   root[key::top::kMode] = stringifyExecutionMode(mode.getValue()).str();
   TargetAttr targetAttr = TargetAttr::lookup(module);
   root[key::top::kSystems] = targetAttr.getSystems();
-  if (Attribute attr = module->getAttr(WSCDialect::getMicroBatchAttrName())) {
-    auto micro = llvm::dyn_cast<IntegerAttr>(attr);
-    if (!micro || micro.getInt() < 1)
-      return module.emitError("'")
-             << WSCDialect::getMicroBatchAttrName() << "' must be a positive integer, not "
-             << attr;
-    if (!isLayerPipelined(module))
-      root[key::top::kMicroBatchSize] = micro.getInt();
-  }
   root[key::top::kStreamDType] = stringifyStreamDType(targetAttr.getWeightDtype()).str();
   root[key::top::kGradientDType] = stringifyStreamDType(targetAttr.getGradientDtype()).str();
   root[key::top::kTarget] = emitTarget();
@@ -582,6 +573,23 @@ FailureOr<json::Object> Emitter::emit() {
            << globalBatch << " is smaller than systems=" << targetAttr.getSystems()
            << ": every system needs at least one sample";
   root[key::top::kGlobalBatch] = globalBatch;
+  if (Attribute attr = module->getAttr(WSCDialect::getMicroBatchAttrName())) {
+    // Checked as the schedule parser checks micro_batch_size.
+    auto micro = llvm::dyn_cast<IntegerAttr>(attr);
+    const int64_t perSystem = (globalBatch + targetAttr.getSystems() - 1) / targetAttr.getSystems();
+    if (!micro || micro.getInt() < 1 || micro.getInt() > perSystem)
+      return module.emitError("'")
+             << WSCDialect::getMicroBatchAttrName() << "' must be an integer in [1, " << perSystem
+             << "] (the samples each system runs), not " << attr;
+    if (::wsc::microBatchCount(perSystem, micro.getInt()) > ::wsc::kMaxMicroBatches)
+      return module.emitError("'")
+             << WSCDialect::getMicroBatchAttrName() << "' " << micro.getInt() << " makes "
+             << ::wsc::microBatchCount(perSystem, micro.getInt())
+             << " micro-batches of the per-system batch " << perSystem
+             << "; a step takes at most " << ::wsc::kMaxMicroBatches;
+    if (!isLayerPipelined(module))
+      root[key::top::kMicroBatchSize] = micro.getInt();
+  }
   if (!randoms.empty())
     root[key::top::kRandom] = std::move(randoms);
 

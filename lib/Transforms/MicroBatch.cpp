@@ -15,6 +15,7 @@
 #include "wsc/Analysis/KernelStreams.h"
 #include "wsc/Analysis/StepSram.h"
 #include "wsc/Dialect/WSC/CompileReport.h"
+#include "wsc/Support/Limits.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -291,8 +292,19 @@ void MicroBatchPass::decide(ModuleOp module) {
                           "none (" + why + "): " + reason->second);
   }
 
+  // The fewest samples per micro-batch that keep a step within the
+  // schedule's micro-batch count.
+  const int64_t smallest = ::wsc::microBatchCount(batch, ::wsc::kMaxMicroBatches);
   if (microBatch.isFixed()) {
     int64_t size = microBatch.size;
+    if (size < smallest) {
+      emitError(module.getLoc())
+          << asked << " makes " << ::wsc::microBatchCount(batch, size)
+          << " micro-batches of the " << batch << " samples each system runs; a step takes at most "
+          << ::wsc::kMaxMicroBatches << ", as each streams every weight in again: use micro-batch="
+          << smallest << " or more";
+      return signalPassFailure();
+    }
     if (size <= batch)
       return choose(size, "(forced)");
     emitRemark(module.getLoc())
@@ -304,11 +316,11 @@ void MicroBatchPass::decide(ModuleOp module) {
   // The powers of two, and the even splits: the smallest size for each
   // number 2^k of micro-batches, so a batch that is not a power of two
   // is not left with a short last micro-batch only.
-  std::set<int64_t, std::greater<int64_t>> sizes;
-  for (int64_t p = 1; p <= batch; p *= 2) {
-    sizes.insert(p);
-    sizes.insert((batch + p - 1) / p);
-  }
+  std::set<int64_t, std::greater<int64_t>> sizes = {smallest};
+  for (int64_t p = 1; p <= batch; p *= 2)
+    for (int64_t size : {p, (batch + p - 1) / p})
+      if (size >= smallest)
+        sizes.insert(size);
   std::vector<KernelStreams> streams = kernelStreams(func, weightBytes, gradientBytes);
   bool explore = microBatch.mode == MicroBatchMode::Explore;
   std::vector<Candidate> candidates;
@@ -332,7 +344,7 @@ void MicroBatchPass::decide(ModuleOp module) {
       best = &c;
   std::string how = explore ? "(explore)" : "(auto)";
   if (!best)
-    return choose(1, how + ": no candidate size fits PE SRAM; the smallest");
+    return choose(smallest, how + ": no candidate size fits PE SRAM; the smallest");
   std::string text = how + ": " + best->numbers(target.sramPerPe);
   const Candidate &whole = candidates.front();
   if (best != &whole)

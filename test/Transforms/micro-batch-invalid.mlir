@@ -47,3 +47,13 @@ module attributes {wsc.target = #wsc.target<systems = 2>} {
     return %x : tensor<4x2xf32>
   }
 }
+
+// -----
+
+// More micro-batches than a step takes (each streams every weight in again).
+// expected-error @+1 {{micro-batch=2 makes 65537 micro-batches of the 131073 samples each system runs; a step takes at most 65536, as each streams every weight in again: use micro-batch=3 or more}}
+module {
+  func.func @many(%x: tensor<131073x2xf32> {wsc.input = 0 : i64}) -> (tensor<131073x2xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<131073x2xf32>
+  }
+}

@@ -68,6 +68,20 @@ TEST(MicroBatch, RejectsBadSizesAndWhatItCannotSplit) {
   d = doc("sparse_mlp_s1.json");
   d["micro_batch_size"] = 2;
   EXPECT_SCHEDULE_ERROR(d, "micro-batching sparse weight streams (steps[");
+  // More micro-batches than a step takes: the batch of 7 scaled to 2^17.
+  d = doc("linear_mse_s1.json");
+  const int64_t batch = int64_t(1) << 17;
+  d["global_batch"] = batch;
+  for (json &v : d["values"])
+    if (!v["batch_dim"].is_null())
+      v["shape"][v["batch_dim"].get<int>()] = batch;
+  for (json &in : d["inputs"])
+    in["shape"][0] = batch;
+  d["micro_batch_size"] = 2; // 65536, the most a step takes
+  EXPECT_EQ(parseSchedule(d.dump(), "test.json").microBatches(), 65536);
+  d["micro_batch_size"] = 1;
+  EXPECT_SCHEDULE_ERROR(d, "micro_batch_size 1 makes 131072 micro-batches of the per-system "
+                           "batch 131072; a step takes at most 65536");
 }
 
 std::map<std::string, Tensor> linearWeights() {

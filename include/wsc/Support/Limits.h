@@ -26,6 +26,18 @@ inline constexpr int64_t kMaxSystems = int64_t(1) << 20;
 /// [1, kMaxGlobalBatch]. A step without samples has nothing to train on.
 inline constexpr int64_t kMaxGlobalBatch = int64_t(1) << 40;
 
+/// Micro-batches in one step: the samples a system runs over the schedule's
+/// `micro_batch_size`, rounded up, is at most kMaxMicroBatches. Each
+/// micro-batch streams every weight in again, so far fewer pay in practice;
+/// the bound keeps the timing model's walk (the steps once per micro-batch)
+/// short.
+inline constexpr int64_t kMaxMicroBatches = int64_t(1) << 16;
+
+/// The micro-batches a system's `perSystem` samples make at `size` each.
+inline constexpr int64_t microBatchCount(int64_t perSystem, int64_t size) {
+  return (perSystem + size - 1) / size;
+}
+
 /// The largest figure a schedule may carry (bytes, cycles, FLOPs, words,
 /// rates, optimizer hyperparameters): far above any real one (GPT-3 175B's
 /// whole training step is about 3e18 FLOPs; 1e21 bytes is a zettabyte), and

@@ -114,6 +114,10 @@ void FileParser::parseMicroBatchSize(const JsonReader &m) {
   if (size > perSystem)
     m.error("micro_batch_size ", size, " exceeds the per-system batch ", perSystem,
             " (global batch ", s_.globalBatch, " over ", s_.systems, " systems)");
+  if (microBatchCount(perSystem, size) > kMaxMicroBatches)
+    m.error("micro_batch_size ", size, " makes ", microBatchCount(perSystem, size),
+            " micro-batches of the per-system batch ", perSystem, "; a step takes at most ",
+            kMaxMicroBatches);
   if (s_.vts)
     m.error("micro-batching a schedule with variable tensor shapes is not supported");
   for (size_t i = 0; i < s_.steps.size(); ++i) {
