@@ -269,12 +269,15 @@ def WSCMicroBatch : Pass<"wsc-micro-batch", "::mlir::ModuleOp"> {
     - `none`: the whole batch at once; no attribute (as before).
     - `N`: `N` samples. More than the per-system batch is moved to it, with
       a remark; a value that is not a positive number fails option parsing.
+      A step takes at most 2^16 micro-batches (each streams every weight in
+      again): a smaller `N` is an error that names the smallest size allowed.
     - `auto`: for each candidate size (the powers of two up to the
-      per-system batch and the even splits ceil(b / 2^k) of it), the layouts
+      per-system batch and the even splits ceil(b / 2^k) of it, none making
+      more than 2^16 micro-batches), the layouts
       are chosen on a copy of the step at that size; a size fits when every
       kernel's layouts and the step's peak of live bytes fit PE SRAM. Of the
       sizes that fit, the one with the least modeled step time is taken. When
-      none fits, 1 is, and wsc-assign-layouts reports what does not fit at
+      none fits, the smallest candidate is, and wsc-assign-layouts reports what does not fit at
       that size and by how much.
     - `explore`: as `auto`, with a remark per candidate: the modeled step,
       its compute, stream and accumulation parts, the peak SRAM per PE and
