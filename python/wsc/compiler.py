@@ -45,22 +45,26 @@ def run_tool(name: str, args, stdin: str):
 
 
 # A step with nothing to compute: every pipeline with valid options compiles
-# it in milliseconds, so a failure is the options' fault. Its batch is the
-# most systems there can be (wsc/Support/Limits.h), so that the step
-# contract (a batch of at least one sample per system) holds for any
-# valid `systems`.
-_PROBE = ("module { func.func @options_probe(%x: tensor<1048576xf32> {wsc.input = 0 : i64})"
-          " -> (tensor<1048576xf32> {wsc.output = 0 : i64}) { return %x : tensor<1048576xf32> } }")
+# it in milliseconds, so a failure is the options' fault. It gives each
+# system one sample, so that the step contract (a batch of at least one
+# sample per system) holds and no micro-batch size makes too many
+# micro-batches (wsc/Support/Limits.h).
+def _probe(batch: int) -> str:
+    t = f"tensor<{batch}xf32>"
+    return (f"module {{ func.func @options_probe(%x: {t} {{wsc.input = 0 : i64}})"
+            f" -> ({t} {{wsc.output = 0 : i64}}) {{ return %x : {t} }} }}")
 
 
-def check_pipeline(pipeline: str) -> None:
-    """Raises CompileError with wsc-opt's message if it rejects `pipeline`."""
+def check_pipeline(pipeline: str, systems=1) -> None:
+    """Raises CompileError with wsc-opt's message if it rejects `pipeline`
+    (compiled for `systems` systems)."""
+    probe = _probe(systems if _is_int(systems) and 1 <= systems <= 2**20 else 1)
     try:
-        run_tool("wsc-opt", [pipeline, "-"], _PROBE + "\n")
+        run_tool("wsc-opt", [pipeline, "-"], probe + "\n")
     except CompileError as err:
         # Drop the echo of the probe that located diagnostics carry.
         lines = [line for line in str(err).splitlines()[1:]
-                 if line.strip() not in (_PROBE, "^")]
+                 if line.strip() not in (probe, "^")]
         raise CompileError(f"wsc-opt rejected the compile options {pipeline}\n"
                            + "\n".join(lines)) from None
 
@@ -229,7 +233,7 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                                offload_activations=offload_activations)
     if not _is_int(seed) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
-    check_pipeline(pipeline)
+    check_pipeline(pipeline, systems)
     described, masks, mask_schedule = None, sparsity, None
     if sparsity is not None:
         from .sparse import check_masks, describe
