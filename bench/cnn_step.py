@@ -16,7 +16,7 @@ import argparse
 import json
 
 from steptime import (blas_core_env, both_sides, eager_step_seconds, median_seconds,
-                      peak_rss_bytes)
+                      peak_rss_bytes, ratio_line)
 
 MODELS = {
     "resnet18": lambda tv: tv.resnet18(num_classes=10),
@@ -75,12 +75,8 @@ def main():
                                             "--reps", str(args.reps), "--image",
                                             str(args.image), "--batch", str(args.batch)],
                                  threads, core_env)
-            step = {side: r["step_s"] for side, r in results.items()}
-            rss = {side: r["peak_rss_bytes"] / 2**20 for side, r in results.items()}
-            print(f"{name:14s} {args.image}x{args.image} batch {args.batch}, {threads} thread(s): "
-                  f"eager {step['torch'] * 1e3:8.1f} ms  emulator {step['wsc'] * 1e3:8.1f} ms  "
-                  f"emulator/eager {step['wsc'] / step['torch']:5.2f}x  peak RSS "
-                  f"{rss['torch']:.0f} / {rss['wsc']:.0f} MB = {rss['wsc'] / rss['torch']:4.2f}x")
+            print(ratio_line(f"{name:14s} {args.image}x{args.image} batch {args.batch}, "
+                             f"{threads} thread(s)", results))
 
 
 if __name__ == "__main__":

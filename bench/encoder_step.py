@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from steptime import blas_core_env, both_sides, median_seconds, peak_rss_bytes
+from steptime import blas_core_env, both_sides, median_seconds, peak_rss_bytes, ratio_line
 
 SEQ, BATCH, VOCAB, HIDDEN, HEADS, LAYERS = 512, 4, 1024, 512, 8, 4
 
@@ -69,12 +69,8 @@ def main():
     for threads in args.threads:
         results = both_sides(__file__, ["--threads", str(threads), "--reps", str(args.reps)],
                              threads, core_env)
-        step = {side: r["step_s"] for side, r in results.items()}
-        rss = {side: r["peak_rss_bytes"] / 2**20 for side, r in results.items()}
-        print(f"encoder {LAYERS}x{HIDDEN}, seq {SEQ}, batch {BATCH}, VTS off, {threads} thread(s): "
-              f"eager {step['torch']:6.3f} s  emulator {step['wsc']:6.3f} s  "
-              f"emulator/eager {step['wsc'] / step['torch']:5.2f}x  peak RSS "
-              f"{rss['torch']:.0f} / {rss['wsc']:.0f} MB = {rss['wsc'] / rss['torch']:4.2f}x")
+        print(ratio_line(f"encoder {LAYERS}x{HIDDEN}, seq {SEQ}, batch {BATCH}, VTS off, "
+                         f"{threads} thread(s)", results))
 
 
 if __name__ == "__main__":

@@ -77,3 +77,13 @@ def both_sides(script, argv, threads, env=None):
                              capture_output=True, text=True, env=env)
         results[side] = json.loads(out.stdout.strip().splitlines()[-1])
     return results
+
+
+def ratio_line(label, results):
+    """One line for a workload measured by both_sides: each side's step, the
+    emulator's over eager's, and each side's peak resident set."""
+    step = {side: r["step_s"] for side, r in results.items()}
+    rss = {side: r["peak_rss_bytes"] / 2**20 for side, r in results.items()}
+    return (f"{label}: eager {step['torch'] * 1e3:8.1f} ms  emulator {step['wsc'] * 1e3:8.1f} ms  "
+            f"emulator/eager {step['wsc'] / step['torch']:5.2f}x  peak RSS "
+            f"{rss['torch']:.0f} / {rss['wsc']:.0f} MB = {rss['wsc'] / rss['torch']:4.2f}x")
