@@ -13,9 +13,17 @@ its compute and stream parts, and its ratio to the roofline
 I/O bandwidth)``. As a compile-time peer it times ``mlir-opt --canonicalize
 --cse`` on the same input. Formulas: docs/Scale.md.
 
+``--depths 24 48 96`` instead times the compile alone of GPT-3 175B's width
+cut to each depth: the export, ``wsc-opt``, ``wsc-translate`` and their
+total, and the ``mlir-opt`` peer (docs/Performance.md, "Export at scale").
+``--reference`` exports by tracing every block, as the exporter did before
+it instantiated repeated blocks, and says whether the text is the same.
+
     PYTHONPATH=python /usr/bin/python3 bench/gpt3_compile.py [--only 175b]
+    PYTHONPATH=python /usr/bin/python3 bench/gpt3_compile.py --depths 24 48 96 [--reference]
 """
 import argparse
+import dataclasses
 import json
 import os
 import subprocess
@@ -26,6 +34,9 @@ import time
 import torch
 
 from wsc import models
+from wsc._export.capture import capture_training, named_parameters
+from wsc._export.module import training_module
+from wsc._export.optimizer import optimizer_attributes
 from wsc.compiler import tool_path
 from wsc.export import export_training_step
 
@@ -50,35 +61,57 @@ def first_error(stderr):
     return stderr.strip().splitlines()[-1] if stderr.strip() else "unknown"
 
 
-def run(name, config, batch, systems, workdir):
+def export(config, batch, reference=False):
+    """(MLIR text, seconds): one AdamW training step of GPT ``config`` on the meta device."""
     start = time.perf_counter()
     model = models.GPT(config, device="meta")
     ids = torch.empty(batch, config.seq, dtype=torch.int64, device="meta")
-    exported = export_training_step(model, models.LMLoss(),
-                                    torch.optim.AdamW(model.parameters(), lr=1e-4), ids, ids)
-    export_s = time.perf_counter() - start
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    if reference:  # export_training_step, tracing every block
+        opt, groups = optimizer_attributes(optimizer, named_parameters(model))
+        text = training_module(capture_training(model, models.LMLoss(), ids, ids,
+                                                reference=True), opt, groups)
+    else:
+        text = export_training_step(model, models.LMLoss(), optimizer, ids, ids)
+    return text, time.perf_counter() - start
+
+
+def compile_times(src, systems, schedule):
+    """Seconds of wsc-opt, wsc-translate and the mlir-opt peer on ``src``, and
+    wsc-opt's result (its stderr on failure)."""
+    wsc_s, done = timed([tool_path("wsc-opt"), src,
+                         f"--wsc-pipeline=systems={systems} micro-batch=auto "
+                         "offload-activations=true"])
+    peer_s, _ = timed([MLIR_OPT, "--canonicalize", "--cse", src, "-o", os.devnull])
+    times = {"wsc_opt_s": wsc_s, "peer_s": peer_s}
+    if done.returncode:
+        return times, done
+    translate_s, translated = timed([tool_path("wsc-translate"), "--wsc-to-schedule",
+                                     "-o", schedule], done.stdout)
+    if translated.returncode:
+        sys.exit(translated.stderr[-2000:])
+    times["translate_s"] = translate_s
+    return times, done
+
+
+def run(name, config, batch, systems, workdir):
+    exported, export_s = export(config, batch)
     src = os.path.join(workdir, f"gpt3-{name}.mlir")
     with open(src, "w") as f:
         f.write(exported)
     params, tokens = config.params(), batch * config.seq
     result = {"model": name, "params": params, "systems": systems, "tokens": tokens,
               "flops": 6 * tokens * params, "export_s": export_s}
-    wsc_s, done = timed([tool_path("wsc-opt"), src,
-                         f"--wsc-pipeline=systems={systems} micro-batch=auto "
-                         "offload-activations=true"])
-    peer_s, _ = timed([MLIR_OPT, "--canonicalize", "--cse", src, "-o", os.devnull])
-    result.update(wsc_opt_s=wsc_s, peer_s=peer_s)
+    schedule = os.path.join(workdir, f"gpt3-{name}.json")
+    times, done = compile_times(src, systems, schedule)
+    result.update(times)
     if done.returncode:
         result["error"] = first_error(done.stderr)
         return result
-    schedule = os.path.join(workdir, f"gpt3-{name}.json")
-    _, translated = timed([tool_path("wsc-translate"), "--wsc-to-schedule", "-o", schedule],
-                          done.stdout)
     report = os.path.join(workdir, f"gpt3-{name}-report.json")
     _, modeled = timed([tool_path("wsc-run"), schedule, "--model-only", "--report", report])
-    for step in (translated, modeled):
-        if step.returncode:
-            sys.exit(step.stderr[-2000:])
+    if modeled.returncode:
+        sys.exit(modeled.stderr[-2000:])
     with open(report) as f:
         step = json.load(f)["steps"][-1]
     with open(schedule) as f:
@@ -94,10 +127,48 @@ def run(name, config, batch, systems, workdir):
     return result
 
 
+def run_depths(depths, reference, workdir):
+    """GPT-3 175B's width at each depth: export, wsc-opt, wsc-translate, total, peer."""
+    _, base, batch, systems = next(m for m in MODELS if m[0] == "175b")
+    for depth in depths:
+        config = dataclasses.replace(base, layers=depth)
+        text, export_s = export(config, batch)
+        src = os.path.join(workdir, f"gpt3-175b-{depth}.mlir")
+        with open(src, "w") as f:
+            f.write(text)
+        times, done = compile_times(src, systems, os.path.join(workdir, "schedule.json"))
+        if done.returncode:
+            print(f"{depth:4d} layers: export {export_s:.2f} s; wsc-opt failed: "
+                  f"{first_error(done.stderr)}", flush=True)
+            continue
+        total = export_s + times["wsc_opt_s"] + times["translate_s"]
+        line = (f"{depth:4d} layers: export {export_s:5.2f} s, wsc-opt {times['wsc_opt_s']:5.2f} s,"
+                f" wsc-translate {times['translate_s']:5.2f} s, total {total:5.2f} s; "
+                f"mlir-opt --canonicalize --cse {times['peer_s']:5.2f} s "
+                f"(wsc-opt {times['wsc_opt_s'] / times['peer_s']:.1f}x)")
+        if reference:
+            old_text, old_s = export(config, batch, reference=True)
+            line += (f"; tracing every block: export {old_s:5.2f} s, text "
+                     + ("identical" if old_text == text else "DIFFERENT"))
+        print(line, flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", help="one model: xl, 6.7b, 13b or 175b")
+    parser.add_argument("--depths", type=int, nargs="+", metavar="N",
+                        help="time the compile of GPT-3 175B's width at these depths instead")
+    parser.add_argument("--reference", action="store_true",
+                        help="with --depths: also export tracing every block, and compare")
     args = parser.parse_args()
+    if args.depths:
+        if args.only or min(args.depths) < 1:
+            parser.error("--depths takes positive depths and no --only")
+        with tempfile.TemporaryDirectory() as workdir:
+            run_depths(args.depths, args.reference, workdir)
+        return
+    if args.reference:
+        parser.error("--reference goes with --depths")
     chosen = [m for m in MODELS if args.only in (None, m[0])]
     if not chosen:
         parser.error(f"--only must be one of {[m[0] for m in MODELS]}")
@@ -108,6 +179,9 @@ def main():
                     f"{r['tokens'] / 1e6:.2f}M tokens, {r['flops'] / 1e15:.1f} PFLOP/step; "
                     f"export {r['export_s']:.1f} s, wsc-opt {r['wsc_opt_s']:.2f} s "
                     f"({r['wsc_opt_s'] / r['peer_s']:.1f}x mlir-opt --canonicalize --cse)")
+            if "translate_s" in r:
+                head += (f", wsc-translate {r['translate_s']:.2f} s; total "
+                         f"{r['export_s'] + r['wsc_opt_s'] + r['translate_s']:.1f} s")
             print(head, flush=True)
             if "error" in r:
                 print(f"      does not fit: {r['error']}", flush=True)

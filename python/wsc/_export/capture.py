@@ -30,8 +30,10 @@ from .draws import lift_draws, out_of_place_dropout
 from .errors import UnsupportedOpError, trace_failure
 from .lowering.inplace import restore_traced_shapes, with_inplace_variants
 from .loss_rewrites import LOSS_DECOMPOSITIONS, traceable_losses
+from .names import use_linear_names
 from .provenance import Provenance, describe
 from .recurrent import unrolled
+from . import repeated
 
 aten = torch.ops.aten
 
@@ -183,8 +185,8 @@ def keep_updated(gm: torch.fx.GraphModule, first_placeholder: int, first_output:
             kept.append(value)
             names_kept.append(name)
     output.args = (tuple(results[:first_output] + kept),)
-    gm.graph.eliminate_dead_code()
-    gm.recompile()
+    if gm.graph.eliminate_dead_code() or len(kept) < len(names):
+        gm.recompile()  # seconds for a GPT-3: only when the graph changed
     return names_kept
 
 
@@ -231,16 +233,24 @@ def _fake_inputs(args, model):
     return mode, faked
 
 
-def _trace(fn, args, provenance: Provenance, grad: bool):
+def _trace(fn, args, provenance: Provenance, grad: bool, linear_names: bool):
     """make_fx ``fn`` with recurrent layers unrolled and in-place dropout out of
-    place (draws.out_of_place_dropout); a failure inside torch
-    (an op fake tensors cannot run, a shape the op rejects) becomes a short
-    UnsupportedOpError naming the op and the module (errors.trace_failure)."""
+    place (draws.out_of_place_dropout), every node stamped with its module
+    (provenance.py) and named in constant time (names.py, unless
+    ``linear_names`` is False); a failure inside torch (an op fake tensors
+    cannot run, a shape the op rejects) becomes a short UnsupportedOpError
+    naming the op and the module (errors.trace_failure)."""
+    def traced(*flat):
+        graph = provenance.attach_to_trace()
+        if graph is not None and linear_names:
+            use_linear_names(graph)
+        return fn(*flat)
+
     try:
         mode, args = _fake_inputs(args, provenance.model)
         with provenance.hooks(), unrolled(provenance.model), traceable_losses(), \
                 out_of_place_dropout(provenance.model), torch.set_grad_enabled(grad), mode:
-            gm = make_fx(fn, decomposition_table=DECOMPOSITIONS, tracing_mode="real")(*args)
+            gm = make_fx(traced, decomposition_table=DECOMPOSITIONS, tracing_mode="real")(*args)
         return restore_traced_shapes(gm)  # outside the fake mode: it makes meta tensors
     except UnsupportedOpError:
         raise
@@ -267,22 +277,36 @@ def _bind(params, aliases, traced) -> Dict[str, torch.Tensor]:
     return {alias: t for (_, orig), t in zip(params, traced) for alias in aliases[id(orig)]}
 
 
-def capture_training(model, loss_fn, inputs, labels) -> Captured:
-    if not callable(loss_fn):
-        raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
+def _state(params, buffers) -> List[str]:
+    return [name for name, _ in params] + [name for name, _ in buffers]
+
+
+def _captured_graph(model, params, buffers, reference: bool, trace) -> torch.fx.GraphModule:
+    """The step's graph: instantiated from a few blocks of a deep stack of
+    identical blocks (repeated.py) when the model has one, else traced whole.
+    ``reference``: trace every block with fx's own namer, as the export did
+    before repeated.py and names.py (tests and the bench compare the two)."""
+    if not reference:
+        gm = repeated.capture(model, state_names(model), _state(params, buffers),
+                              lambda: trace(True))
+        if gm is not None:
+            return gm
+    return trace(not reference).graph
+
+
+def _training_trace(model, loss_fn, inputs, labels, outputs: dict,
+                    linear_names: bool) -> repeated.Traced:
+    """make_fx of the training step of ``model`` as it is now (repeated.py
+    traces it with its stack of blocks cut short)."""
     params = named_parameters(model)
     provenance = Provenance(model, loss_fn)
-    inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
-    labels = as_tensors(labels, "example_targets", [torch.float32, torch.int64])
     buffers = named_buffers(model)
     aliases = state_names(model)
     n_params, n_inputs = len(params), len(inputs)
     n_state = n_params + len(buffers)
     names = [name for name, _ in params]
-    outputs = {}
 
     def train_step(*flat):
-        provenance.attach_to_trace()
         ps, bs = flat[:n_params], flat[n_params:n_state]
         xs, ys = flat[n_state:n_state + n_inputs], flat[n_state + n_inputs:]
         out = stateless.functional_call(model, _bind(params + buffers, aliases, ps + bs),
@@ -303,26 +327,38 @@ def capture_training(model, loss_fn, inputs, labels) -> Captured:
         return (loss, *grads, *bs)  # every buffer; keep_updated drops the unchanged ones
 
     gm = _trace(train_step, _param_leaves(params) + _buffer_values(buffers) + list(inputs)
-                + list(labels), provenance, True)
+                + list(labels), provenance, True, linear_names)
+    return repeated.Traced(gm, _state(params, buffers), 1)
+
+
+def capture_training(model, loss_fn, inputs, labels, *, reference: bool = False) -> Captured:
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
+    params = named_parameters(model)
+    inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
+    labels = as_tensors(labels, "example_targets", [torch.float32, torch.int64])
+    buffers = named_buffers(model)
+    outputs = {}
+    gm = _captured_graph(model, params, buffers, reference, lambda linear_names: _training_trace(
+        model, loss_fn, inputs, labels, outputs, linear_names))
+    n_params = len(params)
     updates = keep_updated(gm, n_params, 1 + n_params, [name for name, _ in buffers])
     gm.graph.eliminate_dead_code()
-    num_classes, ignore_index = _label_ranges(gm.graph, n_state + n_inputs, labels,
-                                              outputs.get("model"))
+    num_classes, ignore_index = _label_ranges(gm.graph, n_params + len(buffers) + len(inputs),
+                                              labels, outputs.get("model"))
     return Captured(gm, params, inputs, labels, num_classes, buffers, updates,
                     lift_draws(gm, describe), ignore_index)
 
 
-def capture_inference(model, inputs) -> Captured:
+def _inference_trace(model, inputs, linear_names: bool) -> repeated.Traced:
     params = named_parameters(model)
     provenance = Provenance(model)
-    inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
     buffers = named_buffers(model)
     aliases = state_names(model)
     n_params = len(params)
     n_state = n_params + len(buffers)
 
     def forward(*flat):
-        provenance.attach_to_trace()
         ps, bs, xs = flat[:n_params], flat[n_params:n_state], flat[n_state:]
         out = stateless.functional_call(model, _bind(params + buffers, aliases, ps + bs),
                                         tuple(xs))
@@ -332,8 +368,17 @@ def capture_inference(model, inputs) -> Captured:
         return tuple(flat_out)
 
     gm = _trace(forward, [p.detach() for _, p in params] + _buffer_values(buffers)
-                + list(inputs), provenance, False)
-    updated = mutated(gm, n_params, [name for name, _ in buffers])
+                + list(inputs), provenance, False, linear_names)
+    return repeated.Traced(gm, _state(params, buffers), None)
+
+
+def capture_inference(model, inputs, *, reference: bool = False) -> Captured:
+    params = named_parameters(model)
+    inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
+    buffers = named_buffers(model)
+    gm = _captured_graph(model, params, buffers, reference,
+                         lambda linear_names: _inference_trace(model, inputs, linear_names))
+    updated = mutated(gm, len(params), [name for name, _ in buffers])
     if updated:
         raise ValueError(f"the forward pass updates buffers ({', '.join(updated)}), but "
                          "inference treats buffers as read-only; call model.eval() first "

@@ -13,7 +13,7 @@ stack; if that ever fails, provenance quietly degrades to "unknown".
 """
 
 import contextlib
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import torch
 import torch.fx
@@ -34,9 +34,19 @@ class Scope(NamedTuple):
         return f"module '{self.path}', {self.cls}"
 
 
+def origin(node: torch.fx.Node) -> Tuple[str, Optional[Scope]]:
+    """(phase, scope) of a captured node: "forward" or "backward", and the
+    module it came from (None when outside any module or unknown)."""
+    return node.meta.get(_META_KEY, ("forward", None))
+
+
+def set_origin(node: torch.fx.Node, phase: str, scope: Optional[Scope]) -> None:
+    node.meta[_META_KEY] = (phase, scope)
+
+
 def describe(node: torch.fx.Node) -> str:
     """A phrase like "from module 'encoder.2', Cumsum" for an error message."""
-    phase, scope = node.meta.get(_META_KEY, ("forward", None))
+    phase, scope = origin(node)
     if scope is None:
         return "from outside any module" + (" (backward pass)" if phase == "backward" else "")
     return f"from the backward of {scope}" if phase == "backward" else f"from {scope}"
@@ -79,11 +89,12 @@ class Provenance:
             for h in handles:
                 h.remove()
 
-    def attach_to_trace(self):
-        """Call inside the traced function: stamp every node make_fx creates."""
+    def attach_to_trace(self) -> Optional[torch.fx.Graph]:
+        """Call inside the traced function: stamp every node make_fx creates.
+        Returns the graph being built (None if it cannot be found)."""
         graph = self._current_graph()
         if graph is None:
-            return
+            return None
         create_node = graph.create_node
 
         def stamped_create_node(*args, **kwargs):
@@ -97,6 +108,7 @@ class Provenance:
 
         graph.create_node = stamped_create_node  # instance attribute, dropped by detach()
         self._graph = graph
+        return graph
 
     def detach(self):
         graph = getattr(self, "_graph", None)
