@@ -22,7 +22,7 @@ from wsc._export.names import LinearNamespace
 from wsc._export.optimizer import optimizer_attributes
 from wsc.export import export_inference, export_training_step
 
-DEPTH = 7  # > repeated.CHECK_DEPTH, so that instantiating has something to do
+DEPTH = 6  # > repeated.CHECK_DEPTH, so that instantiating has something to do
 
 
 @pytest.fixture
@@ -123,6 +123,20 @@ def test_gpt_text_is_the_full_trace_text(instantiated, tmp_path):
     assert "wsc." in compiled
 
 
+def test_instantiated_graph_runs_like_eager(instantiated):
+    # Its Python code is written at the first call (lazy_graph_module.py).
+    model, ids = _tiny_gpt()
+    captured = capture_training(model, models.LMLoss(), ids, ids)
+    assert instantiated == [True]
+    got = captured.graph(*[p.detach() for _, p in captured.params], ids, ids)
+    loss = models.LMLoss()(model(ids), ids)
+    want = [loss] + list(torch.autograd.grad(loss, [p for _, p in captured.params]))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-6)
+    assert "def forward" in captured.graph.code
+
+
 def test_gpt_inference_text_is_the_full_trace_text(instantiated):
     model, ids = _tiny_gpt()
     text = export_inference(model, ids)
@@ -162,16 +176,15 @@ def test_a_sequential_model_of_identical_blocks(instantiated):
 
 
 @pytest.mark.parametrize("model", [
-    pytest.param(lambda: MLPStack([20, 20, 24, 20, 20, 20, 20]), id="blocks-differ"),
+    pytest.param(lambda: MLPStack([20, 20, 24, 20, 20, 20]), id="blocks-differ"),
     pytest.param(lambda: MLPStack([20] * DEPTH, glue=True), id="ops-between-blocks"),
     pytest.param(lambda: MLPStack([20] * DEPTH, scale_by_depth=True), id="reads-the-depth"),
-    pytest.param(lambda: Encoder(3), id="too-shallow"),
+    pytest.param(lambda: MLPStack([20] * (repeated.MIN_DEPTH - 1)), id="too-shallow"),
 ])
 def test_falls_back_to_tracing_every_block(instantiated, model):
     torch.manual_seed(0)
     model = model()
-    x, y = (torch.randn(2, 5, 8), torch.tensor([0, 2])) if isinstance(model, Encoder) \
-        else _mlp_data()
+    x, y = _mlp_data()
     text, reference = _training_texts(model, nn.CrossEntropyLoss(), x, y)
     assert instantiated == [False]
     assert text == reference

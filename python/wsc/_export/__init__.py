@@ -3,10 +3,11 @@
 Layout:
   capture.py     argument checks, the step's parameters and buffers (which ones it
                  updates), and the make_fx capture of a training/forward step; the
-                 next six entries are helpers it calls, and none calls it back
+                 next seven entries are helpers it calls, and none calls it back
   repeated.py    a deep stack of identical blocks: traced at depths 4 and 5, instantiated
                  to its full depth (capture.py falls back to tracing every block)
   names.py       fx node names in constant time (fx's namer is quadratic per op name)
+  lazy_graph_module.py   a GraphModule that writes its Python code when first run
   recurrent.py   nn.RNN / GRU / LSTM (and cells) unrolled over the sequence while capturing
   draws.py       random ops (dropout) -> uniform draws the runtime fills (wsc.random)
   loss_rewrites.py, constants.py   stock losses in traceable form; their constant tensors

@@ -44,6 +44,7 @@ import torch
 import torch.fx
 from torch.fx.node import map_arg
 
+from .lazy_graph_module import LazyGraphModule
 from .names import use_linear_names
 from .provenance import origin, set_origin
 
@@ -387,7 +388,7 @@ def instantiate(template: Traced, stack: Stack, regions: _Regions, depth: int,
         results += [outside(u) for u in outputs[first + n_old_state:]]
     out = graph.output(tuple(results), type_expr=regions.output.type)
     out.meta = dict(regions.output.meta)
-    return torch.fx.GraphModule(template.graph, graph)
+    return LazyGraphModule(template.graph, graph)
 
 
 def _placeholder_name(numbered: re.Match, k: int) -> str:
