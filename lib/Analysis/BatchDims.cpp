@@ -3,6 +3,7 @@
 #include "wsc/Analysis/BatchDims.h"
 #include "Sweep.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
+#include "wsc/Support/Limits.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -213,6 +214,31 @@ bool BatchDims::isBatchOutermost(Value value) const {
     return false;
   auto type = llvm::cast<RankedTensorType>(value.getType());
   return type.getDimSize(*dim) == globalBatch * lookupInner(value);
+}
+
+LogicalResult mlir::wsc::checkClassLabels(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    const unsigned i = arg.getArgNumber();
+    auto classes = func.getArgAttrOfType<IntegerAttr>(i, WSCDialect::getNumClassesAttrName());
+    if (func.getArgAttrOfType<IntegerAttr>(i, WSCDialect::getIgnoreIndexAttrName()) && !classes)
+      return emitError(arg.getLoc())
+             << "argument #" << i << ": wsc.ignore_index needs wsc.num_classes (the classes "
+             << "the index is ignored among)";
+    if (!classes)
+      continue;
+    // An i64 attribute: read it signed, so 2^64 - 1 is -1, not a huge count.
+    const int64_t n = classes.getValue().getSExtValue();
+    if (n < 1 || n > ::wsc::kMaxNumClasses)
+      return emitError(arg.getLoc())
+             << "argument #" << i << ": wsc.num_classes must be in [1, 2^40], got " << n;
+    auto type = llvm::dyn_cast<ShapedType>(arg.getType());
+    if (!type || !type.getElementType().isSignlessInteger() ||
+        type.getElementType().isInteger(1))
+      return emitError(arg.getLoc())
+             << "argument #" << i << ": wsc.num_classes needs integer class labels, got "
+             << arg.getType();
+  }
+  return success();
 }
 
 LogicalResult mlir::wsc::checkGatherTable(Operation *op, const BatchDims &dims) {

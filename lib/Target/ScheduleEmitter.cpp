@@ -563,6 +563,8 @@ FailureOr<json::Object> Emitter::emit() {
   root[key::top::kInputs] = std::move(inputs);
   // wsc-select-mode checks these (StepContract); a module given to
   // wsc-translate directly is checked here, as the schedule parser would.
+  if (failed(checkClassLabels(func)))
+    return failure();
   const int64_t globalBatch = dims.getGlobalBatch();
   if (globalBatch < 1 || globalBatch > ::wsc::kMaxGlobalBatch)
     return func.emitError("global batch ")

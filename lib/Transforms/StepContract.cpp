@@ -15,22 +15,6 @@ using namespace mlir::wsc;
 
 namespace {
 
-LogicalResult checkNumClasses(func::FuncOp func) {
-  for (BlockArgument arg : func.getArguments()) {
-    auto classes =
-        func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), WSCDialect::getNumClassesAttrName());
-    if (!classes)
-      continue;
-    // An i64 attribute: read it signed, so 2^64 - 1 is -1, not a huge count.
-    const int64_t n = classes.getValue().getSExtValue();
-    if (n < 1 || n > ::wsc::kMaxNumClasses)
-      return emitError(arg.getLoc())
-             << "argument #" << arg.getArgNumber() << ": wsc.num_classes must be in [1, 2^40], got "
-             << n;
-  }
-  return success();
-}
-
 /// MemoryX keeps FP32 weights: an integer or dynamic parameter is refused
 /// at its argument, before any pass builds on it.
 LogicalResult checkParams(func::FuncOp func) {
@@ -166,7 +150,7 @@ LogicalResult checkRegionOps(func::FuncOp func, const BatchDims &dims) {
 
 LogicalResult mlir::wsc::checkStepContract(func::FuncOp func, const BatchDims &dims,
                                            int64_t systems) {
-  if (failed(checkParams(func)) || failed(checkNumClasses(func)) ||
+  if (failed(checkParams(func)) || failed(checkClassLabels(func)) ||
       failed(checkInputNumbers(func)) || failed(checkLoss(func)) || failed(checkOutputMaps(func)) ||
       failed(checkRegionOps(func, dims)))
     return failure();

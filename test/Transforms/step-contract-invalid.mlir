@@ -20,6 +20,22 @@ func.func @too_many_classes(%x: tensor<8x3xf32> {wsc.input = 0 : i64}, %y: tenso
 
 // -----
 
+// ignore_index names a class to skip, among wsc.num_classes classes.
+// (Found by mutation-fuzz: wsc.num_classes renamed.)
+// expected-error @+1 {{argument #1: wsc.ignore_index needs wsc.num_classes (the classes the index is ignored among)}}
+func.func @ignore_without_classes(%x: tensor<8x3xf32> {wsc.input = 0 : i64}, %y: tensor<8xi64> {wsc.label = 0 : i64, wsc.ignore_index = -100 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<8x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #1: wsc.num_classes needs integer class labels, got 'tensor<8xf32>'}}
+func.func @classes_of_float_labels(%x: tensor<8x3xf32> {wsc.input = 0 : i64}, %y: tensor<8xf32> {wsc.label = 0 : i64, wsc.num_classes = 3 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<8x3xf32>
+}
+
+// -----
+
 // expected-error @+1 {{result #1 is a gradient (wsc.grad) but no result is the loss ({wsc.loss}); a training step returns its loss}}
 func.func @no_loss(%w: tensor<3xf32> {wsc.param = "w"}, %x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}, tensor<3xf32> {wsc.grad = "w"}) {
   return %x, %w : tensor<8x3xf32>, tensor<3xf32>

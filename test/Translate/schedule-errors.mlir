@@ -306,3 +306,21 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %0 : tensor<4x3xf32>
   }
 }
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{argument #1: wsc.ignore_index needs wsc.num_classes (the classes the index is ignored among)}}
+  func.func @f(%x: tensor<4x3xf32> {wsc.input = 0 : i64}, %y: tensor<4xi64> {wsc.label = 0 : i64, wsc.ignore_index = -100 : i64}) -> (tensor<4x3xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<4x3xf32>
+  }
+}
+
+// -----
+
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  // expected-error @+1 {{argument #1: wsc.num_classes must be in [1, 2^40], got 0}}
+  func.func @f(%x: tensor<4x3xf32> {wsc.input = 0 : i64}, %y: tensor<4xi64> {wsc.label = 0 : i64, wsc.num_classes = 0 : i64}) -> (tensor<4x3xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<4x3xf32>
+  }
+}

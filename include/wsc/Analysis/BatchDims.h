@@ -65,6 +65,13 @@ bool reducesOverBatch(Operation *op, const BatchDims &dims);
 /// tables every sample shares (a parameter, a constant).
 LogicalResult checkGatherTable(Operation *op, const BatchDims &dims);
 
+/// Emits an error at the argument and fails when a class label's attributes
+/// break the schedule's rules: `wsc.num_classes` in [1, 2^40] on an integer
+/// tensor, and `wsc.ignore_index` only next to `wsc.num_classes`. Checked
+/// by the step contract (wsc-opt) and by wsc-translate, as the runtime's
+/// schedule parser checks them.
+LogicalResult checkClassLabels(func::FuncOp func);
+
 /// True for a `wsc.input` or `wsc.label` argument of `func`.
 bool isBatchArgument(func::FuncOp func, unsigned index);
 
