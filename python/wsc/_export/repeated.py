@@ -263,14 +263,14 @@ def roles(phase: str, depth: int, template_depth: int) -> List[int]:
     """The template block whose region each of ``depth`` blocks copies.
 
     A block's forward reads its predecessor, its backward its successor, so
-    each phase's middle copies a template block whose neighbour on that side
-    is a middle block too: forward block 2 (after 1), backward block 1 (before
-    2). The first two forwards, the last two backwards and the last forward
-    and first backward copy their own counterparts."""
+    each phase's middle blocks copy a template block whose neighbour on that
+    side is a middle block too: forward block 2 (after block 1), backward
+    block 1 (before block 2). The first two forwards, the last forward, the
+    first backward and the last two backwards copy their own counterparts."""
     last = template_depth - 1
     if phase == "F":
-        return [min(j, 2) if j < depth - 1 else last for j in range(depth)]
-    return [0 if j == 0 else last - min(depth - 1 - j, 2) if j >= depth - 2 else 1
+        return [j if j < 2 else last if j == depth - 1 else 2 for j in range(depth)]
+    return [0 if j == 0 else last - (depth - 1 - j) if j >= depth - 2 else 1
             for j in range(depth)]
 
 
