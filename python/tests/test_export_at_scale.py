@@ -108,19 +108,16 @@ def _mlp_data():
 # ------------------------------------------------------------ instantiated
 
 
-def test_gpt_text_is_the_full_trace_text(instantiated, tmp_path):
+def test_gpt_text_and_compile_match_the_full_trace(instantiated):
     model, ids = _tiny_gpt()
     text, reference = _training_texts(model, models.LMLoss(), ids, ids)
     assert instantiated == [True]
     assert text == reference
     assert len(model.blocks) == DEPTH and len(model.state_dict()) == 2 + 12 * DEPTH + 3
-    # The same text compiles the same; wsc-opt once on it, to show the compile.
-    source = tmp_path / "gpt.mlir"
-    source.write_text(text)
-    compiled = subprocess.run([compiler.tool_path("wsc-opt"), str(source),
-                               "--wsc-pipeline=systems=2"],
-                              check=True, capture_output=True, text=True).stdout
-    assert "wsc." in compiled
+    compiled = [subprocess.run([compiler.tool_path("wsc-opt"), "--wsc-pipeline=systems=2"],
+                               input=t, check=True, capture_output=True, text=True).stdout
+                for t in (text, reference)]
+    assert compiled[0] == compiled[1] and "wsc.kernel" in compiled[0]
 
 
 def test_instantiated_graph_runs_like_eager(instantiated):
