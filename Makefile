@@ -152,6 +152,7 @@ bench: build
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/modes.py
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/cnn_step.py --threads 1 2
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/encoder_step.py --threads 1 2
+	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/gpt3_compile.py --depths 24 48 96
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/mpi_step.py
 
 docs: build
