@@ -191,9 +191,17 @@ def test_safetensors_and_weights_file(tmp_path):
 
 
 def test_threads():
-    assert rt.set_num_threads(1) in (True, False)
-    n = rt.get_num_threads()
-    assert n == -1 or n == 1
+    # BLAS's thread count is process-wide (torch shares Debian's OpenBLAS):
+    # put it back, so later tests run as they would alone.
+    before, loops = rt.get_num_threads(), rt.get_parallel_threads()
+    try:
+        assert rt.set_num_threads(1) in (True, False)
+        n = rt.get_num_threads()
+        assert n == -1 or n == 1
+    finally:
+        if before > 0:
+            rt.set_num_threads(before)
+        rt.set_parallel_threads(loops)
 
 
 def test_wsc_run_cli_matches_binding(tmp_path):
