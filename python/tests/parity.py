@@ -100,3 +100,31 @@ def check(prog, reference, ours, theirs):
     got = prog.state_dict()
     for name, want in reference.state_dict().items():
         torch.testing.assert_close(got[name], want, rtol=1e-4, atol=1e-5, msg=name)
+
+
+
+
+def assert_well_conditioned(model, eager, loss_fn, optimizer, batches, draws=None):
+    """Fails unless `eager` (a float32 copy of `model` trained on `batches`,
+    random ops replaying `draws`) ends within a third of check()'s tolerance
+    of a float64 copy trained the same way, in every state entry. Otherwise
+    float32 rounding alone decides whether a result matches, and a failure
+    says nothing about wsc: a ReLU input near zero, for one, lands on either
+    side by chance and takes its unit's gradient with it."""
+    ref = copy.deepcopy(model).double()
+    opt = optimizer(ref.parameters())
+    for t, (x, y) in enumerate(batches):
+        opt.zero_grad()
+        xs = tuple(v.double() if v.is_floating_point() else v
+                   for v in (x if isinstance(x, tuple) else (x,)))
+        with wsc.replay_draws(draws(t)) if draws else contextlib.nullcontext():
+            loss = loss_fn(ref(*xs), y)
+        loss.backward()
+        opt.step()
+    got = eager.state_dict()
+    for name, want in ref.state_dict().items():
+        if want.is_floating_point():
+            ratio = ((got[name].double() - want).abs() / (1e-5 + 1e-4 * want.abs())).max().item()
+            assert ratio <= 1 / 3, (
+                f"ill-conditioned setting: eager float32 uses {ratio:.2f} of the tolerance "
+                f"against float64 in {name}")
