@@ -9,6 +9,7 @@
 #include "wsc/Target/ScheduleEmitter.h"
 #include "ScheduleJson.h"
 #include "ScheduleReport.h"
+#include "wsc/Analysis/AccessBounds.h"
 #include "wsc/Analysis/KernelCost.h"
 #include "wsc/Analysis/OpKinds.h"
 #include "wsc/Analysis/RaggedDims.h"
@@ -273,6 +274,8 @@ void Emitter::describeCheck(cf::AssertOp assert, json::Object &entry) {
 }
 
 FailureOr<json::Object> Emitter::emitStructured(linalg::LinalgOp op) {
+  if (failed(checkAccessBounds(op)))
+    return failure();
   json::Object entry;
   entry[key::body_op::kOp] = stringify(sched::BodyOpKind::Linalg);
   entry[key::body_op::kName] = op->getName().getStringRef().str();

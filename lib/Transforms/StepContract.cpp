@@ -2,6 +2,7 @@
 
 #include "StepContract.h"
 
+#include "wsc/Analysis/AccessBounds.h"
 #include "wsc/Analysis/OpKinds.h"
 #include "wsc/Dialect/WSC/WSCDialect.h"
 #include "wsc/Support/Limits.h"
@@ -111,9 +112,12 @@ LogicalResult checkLoss(func::FuncOp func) {
             "step returns its loss";
 }
 
-/// Each output element is written once per step: its map uses parallel loops.
-LogicalResult checkOutputMaps(func::FuncOp func) {
+/// Each output element is written once per step: its map uses parallel
+/// loops. And every index a map computes lies inside its operand.
+LogicalResult checkIndexingMaps(func::FuncOp func) {
   WalkResult result = func.walk([](linalg::LinalgOp op) {
+    if (failed(checkAccessBounds(op)))
+      return WalkResult::interrupt();
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     for (OpOperand &init : op.getDpsInitsMutable()) {
       AffineMap map = op.getMatchingIndexingMap(&init);
@@ -151,7 +155,7 @@ LogicalResult checkRegionOps(func::FuncOp func, const BatchDims &dims) {
 LogicalResult mlir::wsc::checkStepContract(func::FuncOp func, const BatchDims &dims,
                                            int64_t systems) {
   if (failed(checkParams(func)) || failed(checkClassLabels(func)) ||
-      failed(checkInputNumbers(func)) || failed(checkLoss(func)) || failed(checkOutputMaps(func)) ||
+      failed(checkInputNumbers(func)) || failed(checkLoss(func)) || failed(checkIndexingMaps(func)) ||
       failed(checkRegionOps(func, dims)))
     return failure();
   return checkSystems(func, dims, systems);

@@ -167,6 +167,35 @@ func.func @gathers_from_a_batched_tensor(%table: tensor<10x4xf32> {wsc.label = 0
 
 // -----
 
+// linalg verifies that a map reaches far enough into an operand, not that it
+// stays inside: a dilation of -1 verifies and reads input row -4. (Found by
+// mutation-fuzz: torch-mlir's lenet5 with dilations 1 -> -1.)
+func.func @reads_before_the_input(%x: tensor<1x1x32x32xf32> {wsc.input = 0 : i64}, %w: tensor<6x1x5x5xf32> {wsc.param = "w"}) -> (tensor<1x6x28x28xf32> {wsc.output = 0 : i64}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x6x28x28xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x28x28xf32>) -> tensor<1x6x28x28xf32>
+  // expected-error @+1 {{'linalg.conv_2d_nchw_fchw' op operand #0 dim 2 (size 32) is accessed at indices [-4, 27] by its indexing map (d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 - d5, d3 - d6); every index must lie inside the operand}}
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<-1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x1x32x32xf32>, tensor<6x1x5x5xf32>) outs(%init : tensor<1x6x28x28xf32>) -> tensor<1x6x28x28xf32>
+  return %y : tensor<1x6x28x28xf32>
+}
+
+// -----
+
+// The same rule for a generic: linalg checks the first and the last point
+// of the loops, here 0 and 3 - 2, but d0 = 0 with d1 = 2 reads index -2.
+func.func @reads_before_the_input_between_the_corners(%x: tensor<4xf32> {wsc.input = 0 : i64}, %k: tensor<3xf32> {wsc.param = "k"}) -> (tensor<4x3xf32> {wsc.output = 0 : i64}) {
+  %e = tensor.empty() : tensor<4x3xf32>
+  // expected-error @+1 {{'linalg.generic' op operand #0 dim 0 (size 4) is accessed at indices [-2, 3] by its indexing map (d0, d1) -> (d0 - d1); every index must lie inside the operand}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 - d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %k : tensor<4xf32>, tensor<3xf32>) outs(%e : tensor<4x3xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %p = arith.mulf %in, %w : f32
+    linalg.yield %p : f32
+  } -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
 // Within the rules: no error, only the mode remark.
 // expected-remark @+1 {{mode layer_pipelined (auto)}}
 module {

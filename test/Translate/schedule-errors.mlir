@@ -324,3 +324,25 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
     return %x : tensor<4x3xf32>
   }
 }
+
+// -----
+
+// An indexing map that leaves its operand (the step contract's rule, for a
+// module given to wsc-translate directly): d0 = 0 with d1 = 2 reads index -2.
+module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
+  func.func @f(%x: tensor<4xf32> {wsc.input = 0 : i64}) -> (tensor<4x3xf32> {wsc.output = 0 : i64}) {
+    %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<4x3xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      %b = arith.constant dense<1.0> : tensor<3xf32>
+      %e = tensor.empty() : tensor<4x3xf32>
+      // expected-error @+1 {{'linalg.generic' op operand #0 dim 0 (size 4) is accessed at indices [-2, 3] by its indexing map (d0, d1) -> (d0 - d1); every index must lie inside the operand}}
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 - d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<4xf32>, tensor<3xf32>) outs(%e : tensor<4x3xf32>) {
+      ^bb0(%in: f32, %w: f32, %out: f32):
+        %p = arith.mulf %in, %w : f32
+        linalg.yield %p : f32
+      } -> tensor<4x3xf32>
+      wsc.yield %r : tensor<4x3xf32>
+    }
+    return %0 : tensor<4x3xf32>
+  }
+}
