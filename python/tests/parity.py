@@ -94,14 +94,27 @@ def _apply(params, masks):
             params[name].mul_(mask)
 
 
+RTOL, ATOL = 1e-4, 1e-5  # check()'s tolerance on every state entry
+
+
 def check(prog, reference, ours, theirs):
     """Losses at every step and all final weights agree at rtol 1e-4."""
     torch.testing.assert_close(torch.tensor(ours), torch.tensor(theirs), rtol=1e-4, atol=0)
     got = prog.state_dict()
     for name, want in reference.state_dict().items():
-        torch.testing.assert_close(got[name], want, rtol=1e-4, atol=1e-5, msg=name)
+        torch.testing.assert_close(got[name], want, rtol=RTOL, atol=ATOL, msg=name)
 
 
+def train_float64(model, loss_fn, optimizer, batches, draws=None):
+    """Trains a float64 copy of `model` on `batches` (floating inputs cast;
+    train_reference, no masks); returns the copy and its per-step losses."""
+    exact = copy.deepcopy(model).double()
+    as_double = lambda v: v.double() if v.is_floating_point() else v
+    batches = [(tuple(map(as_double, x)) if isinstance(x, tuple) else as_double(x), y)
+               for x, y in batches]
+    losses, _ = train_reference(exact, loss_fn, optimizer(exact.parameters()), batches, None, {},
+                                draws)
+    return exact, losses
 
 
 def assert_well_conditioned(model, eager, loss_fn, optimizer, batches, draws=None):
@@ -111,20 +124,11 @@ def assert_well_conditioned(model, eager, loss_fn, optimizer, batches, draws=Non
     float32 rounding alone decides whether a result matches, and a failure
     says nothing about wsc: a ReLU input near zero, for one, lands on either
     side by chance and takes its unit's gradient with it."""
-    ref = copy.deepcopy(model).double()
-    opt = optimizer(ref.parameters())
-    for t, (x, y) in enumerate(batches):
-        opt.zero_grad()
-        xs = tuple(v.double() if v.is_floating_point() else v
-                   for v in (x if isinstance(x, tuple) else (x,)))
-        with wsc.replay_draws(draws(t)) if draws else contextlib.nullcontext():
-            loss = loss_fn(ref(*xs), y)
-        loss.backward()
-        opt.step()
+    exact, _ = train_float64(model, loss_fn, optimizer, batches, draws)
     got = eager.state_dict()
-    for name, want in ref.state_dict().items():
+    for name, want in exact.state_dict().items():
         if want.is_floating_point():
-            ratio = ((got[name].double() - want).abs() / (1e-5 + 1e-4 * want.abs())).max().item()
+            ratio = ((got[name].double() - want).abs() / (ATOL + RTOL * want.abs())).max().item()
             assert ratio <= 1 / 3, (
                 f"ill-conditioned setting: eager float32 uses {ratio:.2f} of the tolerance "
                 f"against float64 in {name}")

@@ -2,7 +2,6 @@
 on several (synchronized batch statistics: docs/Runtime.md, "Buffers and
 batch statistics"), and layer pipelined on one wafer. Losses, final weights AND buffers (running statistics,
 num_batches_tracked) must match a single device trained on the whole batch."""
-import copy
 
 import pytest
 import torch
@@ -10,7 +9,7 @@ from torch import nn
 
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
 from cnn_models import ResNet
-from parity import check, sgd, train_both, train_reference
+from parity import check, sgd, train_both, train_float64
 
 STEPS = 10
 
@@ -62,10 +61,8 @@ def test_batchnorm1d_on_the_inputs_trains_like_pytorch():
     model = nn.Sequential(nn.BatchNorm1d(5, momentum=0.3, affine=False), nn.Linear(5, 7),
                           nn.ReLU(), nn.BatchNorm1d(7), nn.Linear(7, 3))
     data = [(torch.randn(6, 5) * 3 + 1, torch.randint(0, 3, (6,))) for _ in range(STEPS)]
-    exact = copy.deepcopy(model).double()
+    exact, theirs = train_float64(model, nn.CrossEntropyLoss(), sgd, data)
     prog, _, ours, _ = train_both(model, nn.CrossEntropyLoss(), data, 2, mode="weight_streaming")
-    theirs, _ = train_reference(exact, nn.CrossEntropyLoss(), sgd(exact.parameters()),
-                                [(x.double(), y) for x, y in data], None, {})
     torch.testing.assert_close(torch.tensor(ours, dtype=torch.float64),
                                torch.tensor(theirs, dtype=torch.float64), rtol=1e-4, atol=0)
     got = prog.state_dict()
