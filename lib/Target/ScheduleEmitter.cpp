@@ -47,7 +47,8 @@ public:
           const RaggedDims &ragged)
       : module(module), func(func), dims(dims), ragged(ragged),
         target(toTargetSpec(TargetAttr::lookup(module))) {}
-  FailureOr<json::Object> emit();
+  /// Writes the schedule to `os`; on failure, what it wrote is partial.
+  LogicalResult emit(raw_ostream &os);
 
 private:
   int64_t idOf(Value value);
@@ -80,7 +81,11 @@ private:
   const RaggedDims &ragged;
   ::wsc::model::TargetSpec target;
   DenseMap<Value, int64_t> ids;
-  json::Array values;
+  /// Each value by id, with the layout it had when first named: described
+  /// when the schedule is written (writeValues).
+  std::vector<std::pair<Value, Attribute>> named;
+  /// Offloaded activations' ids, and the step that reads each back.
+  DenseMap<int64_t, int64_t> offloadBackAt;
   DenseMap<Value, Attribute> layouts;
   StreamedValues streamed;
 };
@@ -137,12 +142,9 @@ json::Object Emitter::describe(Value value, Attribute layout) {
 }
 
 int64_t Emitter::idOf(Value value) {
-  auto [it, inserted] = ids.try_emplace(value, int64_t(values.size()));
-  if (inserted) {
-    json::Object entry = describe(value, layouts.lookup(value));
-    entry[key::value::kId] = it->second;
-    values.push_back(std::move(entry));
-  }
+  auto [it, inserted] = ids.try_emplace(value, int64_t(named.size()));
+  if (inserted)
+    named.emplace_back(value, layouts.lookup(value));
   return it->second;
 }
 
@@ -474,7 +476,7 @@ FailureOr<json::Object> Emitter::emitKernel(KernelOp kernel) {
   return step;
 }
 
-FailureOr<json::Object> Emitter::emit() {
+LogicalResult Emitter::emit(raw_ostream &os) {
   json::Object root;
   root[key::top::kFormat] = sched::kFormatName;
   root[key::top::kVersion] = sched::kScheduleVersion;
@@ -598,7 +600,8 @@ FailureOr<json::Object> Emitter::emit() {
   if (!randoms.empty())
     root[key::top::kRandom] = std::move(randoms);
 
-  json::Array steps, outputs;
+  ArrayText steps;
+  json::Array outputs;
   DenseMap<Operation *, int64_t> stepOf; // the (first) step an op emits
   for (Operation &op : func.getBody().front()) {
     stepOf[&op] = int64_t(steps.size());
@@ -739,18 +742,25 @@ FailureOr<json::Object> Emitter::emit() {
       return value.getDefiningOp()->emitOpError("keeps result #")
              << llvm::cast<OpResult>(value).getResultNumber()
              << " in MemoryX (wsc.offload), but no backward kernel reads it after other ops";
-    (*values[idOf(value)].getAsObject())[key::value::kOffloadBackAt] = stepOf.lookup(back);
+    offloadBackAt[idOf(value)] = stepOf.lookup(back);
   }
   root[key::top::kOutputs] = std::move(outputs);
-  root[key::top::kSteps] = std::move(steps);
   if (!ragged.empty())
     root[key::top::kVts] = emitVts();
-  root[key::top::kValues] = std::move(values);
   FailureOr<json::Object> report = emitReport(module);
   if (failed(report))
     return failure();
   root[key::top::kReport] = std::move(*report);
-  return root;
+  ArrayText values;
+  for (auto [id, valueAndLayout] : llvm::enumerate(named)) {
+    json::Object entry = describe(valueAndLayout.first, valueAndLayout.second);
+    entry[key::value::kId] = int64_t(id);
+    if (auto it = offloadBackAt.find(int64_t(id)); it != offloadBackAt.end())
+      entry[key::value::kOffloadBackAt] = it->second;
+    values.push_back(std::move(entry));
+  }
+  writeObject(os, root, {{key::top::kSteps, steps.finish()}, {key::top::kValues, values.finish()}});
+  return success();
 }
 
 } // namespace
@@ -767,9 +777,5 @@ LogicalResult mlir::wsc::emitSchedule(ModuleOp module, llvm::raw_ostream &os) {
   if (failed(ragged))
     return failure();
   Emitter emitter(module, funcs.front(), *dims, *ragged);
-  FailureOr<json::Object> root = emitter.emit();
-  if (failed(root))
-    return failure();
-  os << llvm::formatv("{0:2}", json::Value(std::move(*root))) << "\n";
-  return success();
+  return emitter.emit(os);
 }

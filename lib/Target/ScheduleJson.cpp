@@ -108,3 +108,59 @@ json::Value mlir::wsc::affineExpr(AffineExpr expr, Operation *op, bool &ok) {
     terms.push_back(json::Object{{key::body_op::kConst, constant}});
   return terms;
 }
+
+void mlir::wsc::writeObject(raw_ostream &os, const json::Object &object,
+                            ArrayRef<std::pair<StringRef, StringRef>> arrayTexts) {
+  // json::OStream writes an object's keys sorted; so does this.
+  SmallVector<StringRef> keys;
+  for (const auto &entry : object)
+    keys.push_back(entry.first);
+  for (const auto &entry : arrayTexts)
+    keys.push_back(entry.first);
+  llvm::sort(keys);
+  json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    for (StringRef k : keys) {
+      if (const json::Value *value = object.get(k)) {
+        json.attribute(k, *value);
+        continue;
+      }
+      StringRef text = llvm::find_if(arrayTexts, [&](const auto &e) { return e.first == k; })->second;
+      json.attributeBegin(k);
+      json.rawValue(text);
+      json.attributeEnd();
+    }
+  });
+  os << "\n";
+}
+
+// The array is written as the value of key "_" of an object, which puts
+// its elements one level deep, as they are under the root; the text
+// between the key and the object's end is the array's.
+ArrayText::ArrayText() : os(text), json(os, /*IndentSize=*/2) {
+  json.objectBegin();
+  json.attributeBegin("_");
+  os.flush();
+  start = text.size();
+  json.arrayBegin();
+}
+
+void ArrayText::push_back(const json::Value &element) {
+  json.value(element);
+  ++count;
+}
+
+StringRef ArrayText::finish() {
+  if (!finished) {
+    json.arrayEnd();
+    os.flush();
+    end = text.size();
+    json.attributeEnd();
+    json.objectEnd();
+    os.flush();
+    finished = true;
+  }
+  return StringRef(text).slice(start, end);
+}
+
+ArrayText::~ArrayText() { finish(); }

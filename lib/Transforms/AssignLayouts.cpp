@@ -288,6 +288,8 @@ LogicalResult LayoutAssigner::choose(ArrayRef<Planned *> chain) {
   model::LayoutPlan plan = model::chooseLayouts(descs, context, &caches[pes]);
   if (!plan.feasible)
     return mlir::emitError(chain[plan.errorKernel]->op.getLoc()) << plan.error;
+  if (assignOptions.chooseOnly)
+    return success();
   for (size_t k = 0; k < chain.size(); ++k)
     writeChosen(*chain[k], plan.kernels[k]);
   return success();
@@ -339,21 +341,22 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
   options.weightBytes = getByteWidth(targetAttr.getWeightDtype());
   options.gradientBytes = getByteWidth(targetAttr.getGradientDtype());
 
-  std::vector<Planned> kernels;
-  func.walk([&](KernelOp kernel) { kernels.push_back({kernel, std::nullopt, ""}); });
-  for (Planned &planned : kernels) {
+  // Each kernel is described as the walk over the chains reaches it, so
+  // a size that does not fit fails at its first kernel that does not
+  // (wsc-micro-batch tries several).
+  auto describe = [&](Planned &planned) -> LogicalResult {
     KernelOp kernel = planned.op;
     if (kernel.getOperandLayouts() || kernel.getResultLayouts()) {
       if (failed(verifyGiven(kernel)))
         return failure();
       planned.kept = "given";
-      continue;
+      return success();
     }
     std::string whyNot;
     FailureOr<KernelDescription> described = describeKernel(kernel, batchDims, options, whyNot);
     if (failed(described)) {
       planned.kept = "default: " + whyNot;
-      continue;
+      return success();
     }
     // Tensors not over the described dims keep the default layout and take
     // its SRAM.
@@ -367,11 +370,14 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
     reserve(described->inputs, kernel.getInputs());
     reserve(described->results, kernel.getResults());
     planned.description = std::move(*described);
-  }
+    return success();
+  };
 
   // Chains of described kernels, each one's activation input the previous
   // one's result; the choice trades kernel cycles against conversions
   // along a chain.
+  std::vector<Planned> kernels;
+  func.walk([&](KernelOp kernel) { kernels.push_back({kernel, std::nullopt, ""}); });
   SmallVector<Planned *> chain;
   auto flush = [&]() -> LogicalResult {
     LogicalResult result = chain.empty() ? success() : choose(chain);
@@ -379,8 +385,11 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
     return result;
   };
   for (Planned &planned : kernels) {
+    if (failed(describe(planned)))
+      return failure();
     if (!planned.description) {
-      keepLayouts(planned);
+      if (!assignOptions.chooseOnly)
+        keepLayouts(planned);
       continue;
     }
     if (!chain.empty() && !chainLink(*chain.back(), planned) && failed(flush()))
@@ -389,6 +398,8 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
   }
   if (failed(flush()))
     return failure();
+  if (assignOptions.chooseOnly)
+    return success();
   DenseSet<OpOperand *> streamed;
   for (Planned &planned : kernels)
     if (planned.description)

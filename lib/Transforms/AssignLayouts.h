@@ -25,6 +25,10 @@ struct LayoutAssignOptions {
   /// When the step does not fit, keep its activations for the backward
   /// pass in MemoryX (wsc.offload) if that makes it fit.
   bool offloadActivations = false;
+  /// Choose every kernel's layouts, and fail as a full assignment would
+  /// when one does not fit, but write nothing: a cheap first test of a
+  /// size, without a copy of the step.
+  bool chooseOnly = false;
 };
 
 /// Chooses the layouts of `func`'s kernels for `localBatch` samples on each

@@ -74,8 +74,9 @@ private:
   model::TargetSpec target;
   int64_t weightBytes = 2, gradientBytes = 4;
 
-  Candidate evaluate(ModuleOp module, int64_t size, int64_t batch,
+  Candidate evaluate(ModuleOp module, const BatchDims &moduleDims, int64_t size, int64_t batch,
                      ArrayRef<KernelStreams> streams) const;
+  double stepLowerBound(ArrayRef<KernelStreams> streams, int64_t count) const;
   void modelTime(func::FuncOp func, const BatchDims &dims, ArrayRef<KernelStreams> streams,
                  const DenseMap<Operation *, KernelStreams> &offloads, Candidate &candidate) const;
 };
@@ -146,24 +147,17 @@ static Operation *kernelAtOrAfter(Operation *op) {
 }
 
 /// Chooses layouts for `size` samples on a copy of the module and models
-/// the step there; the copy's diagnostics are kept from the user, the
-/// first error becomes the reason the size does not fit.
-Candidate MicroBatchPass::evaluate(ModuleOp module, int64_t size, int64_t batch,
-                                   ArrayRef<KernelStreams> streams) const {
+/// the step there.
+Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims, int64_t size,
+                                   int64_t batch, ArrayRef<KernelStreams> streams) const {
   Candidate c;
   c.size = size;
   c.count = (batch + size - 1) / size;
   c.last = batch - (c.count - 1) * size;
-  OwningOpRef<ModuleOp> copy = module.clone();
-  (*copy)->setAttr(WSCDialect::getMicroBatchAttrName(),
-                   IntegerAttr::get(IntegerType::get(module.getContext(), 64), size));
-  // The step as it will be compiled at this size (runOnOperation).
-  if (target.systems == 1 && size >= batch)
-    dropOneSystemTotals(*copy);
-  func::FuncOp func = *copy->getOps<func::FuncOp>().begin();
-  FailureOr<BatchDims> dims = BatchDims::compute(func);
-  std::string firstError;
-  {
+  // The copy's diagnostics are kept from the user; the first error
+  // becomes the reason the size does not fit.
+  auto assign = [&](func::FuncOp func, const BatchDims &dims, bool chooseOnly) {
+    std::string firstError;
     ScopedDiagnosticHandler capture(module.getContext(), [&](Diagnostic &diag) {
       if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
         firstError = diag.str();
@@ -171,12 +165,36 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, int64_t size, int64_t batch,
     });
     LayoutAssignOptions options;
     options.checkStep = false;
-    c.assigned = succeeded(dims) && succeeded(assignLayouts(func, *dims, size, options));
-  }
-  if (!c.assigned) {
+    options.chooseOnly = chooseOnly;
+    c.assigned = succeeded(assignLayouts(func, dims, size, options));
     c.whyNot = firstError;
+    return c.assigned;
+  };
+  // On one system the whole batch's step loses its all-reduces
+  // (runOnOperation), which joins kernels into other chains; any other
+  // size has the step's kernels as they are: a size whose kernels do not
+  // fit fails here, without a copy.
+  bool dropsTotals = target.systems == 1 && size >= batch;
+  if (!dropsTotals && !assign(*module.getOps<func::FuncOp>().begin(), moduleDims,
+                              /*chooseOnly=*/true))
+    return c;
+  IRMapping mapping;
+  OwningOpRef<ModuleOp> copy = llvm::cast<ModuleOp>(module->clone(mapping));
+  (*copy)->setAttr(WSCDialect::getMicroBatchAttrName(),
+                   IntegerAttr::get(IntegerType::get(module.getContext(), 64), size));
+  func::FuncOp func = *copy->getOps<func::FuncOp>().begin();
+  // The step as it will be compiled at this size.
+  FailureOr<BatchDims> dims = moduleDims.remapped(mapping);
+  if (dropsTotals) {
+    dropOneSystemTotals(*copy);
+    dims = BatchDims::compute(func);
+  }
+  if (failed(dims)) {
+    c.assigned = false;
     return c;
   }
+  if (!assign(func, *dims, /*chooseOnly=*/false))
+    return c;
   StepSramPeak peak = stepSramPeak(func, *dims, size, target);
   // Activations kept in MemoryX stream out after the kernel that makes them
   // and back in for the backward kernel that reads them.
@@ -201,6 +219,18 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, int64_t size, int64_t batch,
                    .str();
   modelTime(func, *dims, streams, offloads, c);
   return c;
+}
+
+/// No step of `count` micro-batches takes less: each kernel is busy at
+/// least as long as its streams take (modelTime), and MemoryX accumulates
+/// every micro-batch's gradients after the first.
+double MicroBatchPass::stepLowerBound(ArrayRef<KernelStreams> streams, int64_t count) const {
+  double stream = 0, gradientElements = 0;
+  for (const KernelStreams &s : streams) {
+    stream += kernelStreamSeconds(s, target);
+    gradientElements += s.gradientElements;
+  }
+  return double(count) * stream + double(count - 1) * gradientElements / target.memxFlops;
 }
 
 /// Why the emulator does not run the step's batch in parts yet, and where.
@@ -325,8 +355,19 @@ void MicroBatchPass::decide(ModuleOp module) {
   bool explore = microBatch.mode == MicroBatchMode::Explore;
   std::vector<Candidate> candidates;
   const Candidate *best = nullptr;
-  for (int64_t size : sizes)
-    candidates.push_back(evaluate(module, size, batch, streams));
+  candidates.reserve(sizes.size());
+  for (int64_t size : sizes) {
+    // Branch and bound: a size whose streams alone take longer than the
+    // best step so far cannot win (explore mode models every size). The
+    // margin keeps rounding from dropping a tie.
+    if (!explore && best &&
+        stepLowerBound(streams, ::wsc::microBatchCount(batch, size)) > best->step * (1 + 1e-9))
+      continue;
+    candidates.push_back(evaluate(module, *dims, size, batch, streams));
+    // Largest first: a tie goes to fewer micro-batches.
+    if (candidates.back().fits && (!best || candidates.back().step < best->step))
+      best = &candidates.back();
+  }
   for (const Candidate &c : llvm::reverse(candidates)) {
     if (explore) {
       std::string line = llvm::formatv("candidate micro-batch {0}: {1} per step, the last of {2}",
@@ -338,10 +379,6 @@ void MicroBatchPass::decide(ModuleOp module) {
       emitRemark(module.getLoc()) << line;
     }
   }
-  // Largest first: a tie goes to fewer micro-batches.
-  for (const Candidate &c : candidates)
-    if (c.fits && (!best || c.step < best->step))
-      best = &c;
   std::string how = explore ? "(explore)" : "(auto)";
   if (!best)
     return choose(smallest, how + ": no candidate size fits PE SRAM; the smallest");

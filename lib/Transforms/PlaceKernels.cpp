@@ -44,8 +44,9 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Nothing to place in weight streaming; unchanged IR is not verified again.
     if (!isLayerPipelined(module))
-      return;
+      return markAllAnalysesPreserved();
     if (!(timeLimit > 0) || !std::isfinite(timeLimit)) { // nan and inf too
       module.emitError("time-limit must be a finite number of seconds > 0, got ") << timeLimit;
       return signalPassFailure();
