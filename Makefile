@@ -147,6 +147,8 @@ fuzz-corpus: build build-sanitize
 bench: build
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/mlp_step.py --threads 1
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/mlp_step.py --threads 2
+	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/mlp_step.py --width 4096 --batch 64 --threads 1
+	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/mlp_step.py --width 4096 --batch 64 --threads 2
 	$(PYTHON) bench/sparse_spmm.py --build-dir $(BUILD) --threads 1 2
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/sparsity.py
 	WSC_BUILD_DIR=$(CURDIR)/$(BUILD) $(PYTHON) bench/modes.py

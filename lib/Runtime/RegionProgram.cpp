@@ -410,7 +410,66 @@ RegionProgram RegionProgram::compile(const BodyOp &op, const Schedule &s) {
                        ((add.a == o && add.b == mul.dst) || (add.a == mul.dst && add.b == o));
     p.isMulAdd_ = allF32 && mulOk && addOk && p.yieldRegs_[0] == add.dst;
   }
+  p.matchOneHotSum(op, s);
   return p;
+}
+
+void RegionProgram::matchOneHotSum(const BodyOp &op, const Schedule &s) {
+  if (!hasReduction() || combiner_ != ScalarOp::AddF || !checks_.empty() || !gathers_.empty())
+    return;
+  auto def = [&](int reg) -> const Instr * {
+    for (const Instr &in : body_)
+      if (in.dst == reg)
+        return &in;
+    return nullptr;
+  };
+  auto inputOf = [&](int reg) {
+    for (int i = 0; i < op.numInputs; ++i)
+      if (argRegs_[i] == reg)
+        return i;
+    return -1;
+  };
+  const Instr *select = def(reduceInput_);
+  if (!select || select->op != ScalarOp::Select || select->resultType != DType::F32 ||
+      body_[reduceInstr_].resultType != DType::F32)
+    return;
+  const Instr *cmp = def(select->a);
+  const int value = inputOf(select->b);
+  auto isInteger = [&](int operand) {
+    DType t = s.values[op.operands[operand]].dtype;
+    return t == DType::I64 || t == DType::Index;
+  };
+  if (!cmp || cmp->op != ScalarOp::CmpI || cmp->pred != CmpPredicate::EQ || value < 0 ||
+      s.values[op.operands[value]].dtype != DType::F32 ||
+      s.values[op.operands[op.numInputs]].dtype != DType::F32)
+    return;
+  // The zero: a setup constant, or a capture checked when run.
+  int zeroReg = -1;
+  bool zero = false;
+  for (const Instr &in : setup_)
+    zero |= in.dst == select->c && in.op == ScalarOp::Constant && in.fimm == 0.0f;
+  for (auto [reg, id] : captures_)
+    if (reg == select->c)
+      zeroReg = reg, zero = true;
+  if (!zero)
+    return;
+  for (auto [idsReg, indexReg] : {std::pair{cmp->a, cmp->b}, std::pair{cmp->b, cmp->a}}) {
+    const int ids = inputOf(idsReg);
+    const Instr *index = def(indexReg);
+    size_t matched = 4; // index, cmpi, select, addf
+    if (index && (index->op == ScalarOp::IndexCast || index->op == ScalarOp::IndexCastUI) &&
+        index->sourceType != DType::I1) {
+      index = def(index->a);
+      ++matched;
+    }
+    // Nothing else runs per point, so skipping the points that add zero
+    // skips nothing else.
+    if (ids >= 0 && isInteger(ids) && index && index->op == ScalarOp::Index &&
+        body_.size() == matched) {
+      oneHotSum_ = OneHotSum{ids, value, index->dim, zeroReg};
+      return;
+    }
+  }
 }
 
 std::vector<int> RegionProgram::capturedValues() const {
@@ -592,9 +651,19 @@ void RegionProgram::run(RegisterFile &rf, int n, const int64_t *loopIndex, int i
         float *__restrict d = rf.ownF(in.dst);
         const float *__restrict x = rf.f(in.b);
         const float *__restrict y = rf.f(in.c);
-        for (int k = 0; k < n; ++k) { // bitwise blend: vectorizes
-          const uint32_t m = maskIf(c[k] & 1);
-          d[k] = fromBits((bits(x[k]) & m) | (bits(y[k]) & ~m));
+        // The i64 condition is narrowed to 32-bit masks a block at a time
+        // first, from the low halves of its lanes (x86-64 is little-endian):
+        // a loop mixing 64- and 32-bit lanes does not vectorize.
+        using AliasU32 = uint32_t __attribute__((__may_alias__));
+        const AliasU32 *low = reinterpret_cast<const AliasU32 *>(c);
+        constexpr int kBlock = 256;
+        uint32_t m[kBlock];
+        for (int k0 = 0; k0 < n; k0 += kBlock) {
+          const int len = std::min(kBlock, n - k0);
+          for (int k = 0; k < len; ++k)
+            m[k] = 0u - (low[2 * (k0 + k)] & 1u);
+          for (int k = 0; k < len; ++k)
+            d[k0 + k] = fromBits((bits(x[k0 + k]) & m[k]) | (bits(y[k0 + k]) & ~m[k]));
         }
       } else {
         int64_t *__restrict d = rf.ownI(in.dst);

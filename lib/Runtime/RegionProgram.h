@@ -16,6 +16,7 @@
 #include "wsc/Runtime/Schedule.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,16 @@ public:
 
   /// `yield out + in0 * in1` (either operand order) over f32: a contraction.
   bool isMulAdd() const { return isMulAdd_; }
+
+  /// `yield out + select(ids == index(dim), x, zero)` over f32 with integer
+  /// ids (an embedding's backward, a one-hot product): only the points
+  /// where loop `dim` equals ids add anything. Operand numbers of ids and
+  /// x; `zeroReg` is a captured register whose value must be 0 when run
+  /// (-1: a constant 0).
+  struct OneHotSum {
+    int idsOperand = -1, valueOperand = -1, dim = -1, zeroReg = -1;
+  };
+  const std::optional<OneHotSum> &oneHotSum() const { return oneHotSum_; }
   int numInstrs() const { return static_cast<int>(body_.size()); }
 
   /// Runs body() over `n` lanes, skipping instruction `skip` (or -1).
@@ -119,6 +130,8 @@ private:
   int reduceInstr_ = -1, reduceInput_ = -1;
   ScalarOp combiner_ = ScalarOp::AddF;
   bool isMulAdd_ = false;
+  std::optional<OneHotSum> oneHotSum_;
+  void matchOneHotSum(const BodyOp &op, const Schedule &schedule);
 };
 
 /// Row storage for one evaluation of a RegionProgram.

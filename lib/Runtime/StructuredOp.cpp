@@ -276,6 +276,56 @@ bool tryCopy(const RegionProgram &prog, const BodyOp &op, const std::vector<int6
   return true;
 }
 
+/// RegionProgram::OneHotSum as a scatter-add: each point of the loops but
+/// `dim` adds x to the output element at dim = ids, if ids is in range
+/// (elsewhere select adds zero, which leaves the sum as it is). The
+/// reduction loops run outermost in their order, so each output element
+/// takes its terms in the order the full loop nest adds them. False,
+/// having done nothing, when the operands do not fit.
+bool tryOneHotSum(const RegionProgram &prog, const BodyOp &op, const std::vector<int64_t> &ext,
+                  const std::vector<Operand> &ops, const std::vector<std::pair<int, double>> &captured,
+                  int64_t indexBase) {
+  const std::optional<RegionProgram::OneHotSum> &hot = prog.oneHotSum();
+  if (!hot)
+    return false;
+  for (auto [reg, v] : captured)
+    if (reg == hot->zeroReg && v != 0)
+      return false;
+  const Operand &ids = ops[hot->idsOperand], &x = ops[hot->valueOperand], &out = ops.back();
+  const int d = hot->dim, L = static_cast<int>(ext.size());
+  if (ids.storage != Storage::I64 || x.storage != Storage::F32 || out.storage != Storage::F32 ||
+      op.isReduction[d] || ids.access.stride[d] != 0 || x.access.stride[d] != 0 ||
+      out.access.stride[d] == 0 || !injective(out.access, ext))
+    return false;
+  std::vector<int> loops;
+  for (bool reduction : {true, false})
+    for (int l = 0; l < L; ++l)
+      if (l != d && op.isReduction[l] == reduction && ext[l] > 1)
+        loops.push_back(l);
+  const auto *idsData = reinterpret_cast<const int64_t *>(ids.data);
+  const auto *xData = reinterpret_cast<const float *>(x.data);
+  auto *outData = reinterpret_cast<float *>(out.data);
+  std::vector<int64_t> idx(loops.size(), 0);
+  int64_t offIds = ids.access.base, offX = x.access.base, offOut = out.access.base;
+  while (true) {
+    const int64_t at = idsData[offIds] - indexBase;
+    if (at >= 0 && at < ext[d])
+      outData[offOut + at * out.access.stride[d]] += xData[offX];
+    int k = static_cast<int>(loops.size()) - 1;
+    for (; k >= 0; --k) {
+      const int l = loops[k];
+      offIds += ids.access.stride[l], offX += x.access.stride[l], offOut += out.access.stride[l];
+      if (++idx[k] < ext[l])
+        break;
+      offIds -= ids.access.stride[l] * ext[l], offX -= x.access.stride[l] * ext[l];
+      offOut -= out.access.stride[l] * ext[l];
+      idx[k] = 0;
+    }
+    if (k < 0)
+      return true;
+  }
+}
+
 /// An outer loop whose indices write disjoint output elements (a parallel
 /// loop every output moves along, each output injective), so chunks of it
 /// can run on several threads with every element computed as on one; -1
@@ -372,6 +422,9 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
     for (int d = 0; d < L; ++d)
       indexBase[d] = sampleBegin * plan.batchExtent[d];
   const bool shift = std::any_of(indexBase.begin(), indexBase.end(), [](int64_t b) { return b; });
+  if (prog.oneHotSum() &&
+      tryOneHotSum(prog, op, ext, ops, captured, indexBase[prog.oneHotSum()->dim]))
+    return ExecMode::Scatter;
 
   // Runs the outer loops with loop `split` (if any) over [lo, hi): the
   // same visiting order as the whole range, restricted.

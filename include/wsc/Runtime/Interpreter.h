@@ -25,9 +25,9 @@
 namespace wsc::rt {
 
 /// How a structured op was executed (see StructuredOp.h; Spmm and Sddmm:
-/// SparseContraction.h).
-enum class ExecMode { Empty, Blas, Row, Reduce, Scalar, Spmm, Sddmm };
-constexpr int kNumExecModes = 7;
+/// SparseContraction.h; Scatter: a one-hot sum, RegionProgram::OneHotSum).
+enum class ExecMode { Empty, Blas, Row, Reduce, Scalar, Spmm, Sddmm, Scatter };
+constexpr int kNumExecModes = 8;
 
 /// The part of the global batch one system holds.
 struct ShardContext {
