@@ -145,6 +145,10 @@ public:
   /// The register's own buffer (and make it current).
   float *ownF(int r) { return fptr_[r] = fown_[r]; }
   int64_t *ownI(int r) { return iptr_[r] = iown_[r]; }
+  /// Make `p` register r's own buffer: the instructions that write r
+  /// write there (an output row, so no copy out is needed).
+  void redirectF(int r, float *p) { fown_[r] = p; }
+  void redirectI(int r, int64_t *p) { iown_[r] = p; }
   /// Point register r at external data (read-only use).
   void bindF(int r, const float *p) { fptr_[r] = const_cast<float *>(p); }
   void bindI(int r, const int64_t *p) { iptr_[r] = const_cast<int64_t *>(p); }

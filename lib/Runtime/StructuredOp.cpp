@@ -426,6 +426,21 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
       tryOneHotSum(prog, op, ext, ops, captured, indexBase[prog.oneHotSum()->dim]))
     return ExecMode::Scatter;
 
+  // A yield computed by the region (not an argument, constant or capture)
+  // into a contiguous output row whose init the region does not read is
+  // computed in place there: no copy out of the register.
+  std::vector<int> direct;
+  auto computed = [&](int reg) {
+    return std::any_of(prog.body().begin(), prog.body().end(),
+                       [&](const Instr &in) { return in.dst == reg; });
+  };
+  for (int m = op.numInputs; m < M && !reduce; ++m) {
+    const int reg = yieldRegs[m - op.numInputs];
+    if (innerStride[m] == 1 && !ops[m].loaded && ops[m].storage != Storage::U8 &&
+        computed(reg) && std::count(yieldRegs.begin(), yieldRegs.end(), reg) == 1)
+      direct.push_back(m);
+  }
+
   // Runs the outer loops with loop `split` (if any) over [lo, hi): the
   // same visiting order as the whole range, restricted.
   auto runRange = [&](int split, int64_t lo, int64_t hi) {
@@ -457,6 +472,13 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
         for (int m = 0; m < M; ++m)
           if (ops[m].loaded && !(reduce && ops[m].isOutput))
             loadArg(rf, argRegs[m], ops[m], off[m] + c * innerStride[m], innerStride[m], n);
+        for (int m : direct) {
+          const int reg = yieldRegs[m - op.numInputs];
+          if (ops[m].storage == Storage::F32)
+            rf.redirectF(reg, at<float>(ops[m].data, off[m] + c));
+          else
+            rf.redirectI(reg, at<int64_t>(ops[m].data, off[m] + c));
+        }
         if (shift) {
           shown = idx;
           for (int d = 0; d < L; ++d)
