@@ -7,6 +7,10 @@
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch -o - 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore offload-activations" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD
 // RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RESIDENT
+// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming stream-dtype=f32 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STREAMS
+// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming stream-dtype=f32 micro-batch=auto" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STREAMS
+// RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefixes=KERNELS,KERNELS-EXPLORE
+// RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=auto" -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNELS
 
 // Each kernel's tensors are whole on every PE: 32 kB per PE at the
 // per-system batch of 8, so "a"'s result and "b"'s (64 kB) do not fit
@@ -115,6 +119,19 @@ module @no_batch {
 // OFFLOAD: remark: 6 activations kept for the backward pass stream to MemoryX and back (40992 B each way
 // RESIDENT: remark: candidate micro-batch 2: {{.*}}does not fit: the step's live values need 57348 bytes per PE at kernel '8.bwd'
 // RESIDENT: remark: micro-batch 1 of 2 per system (explore)
+
+// Stream-bound (the default grid): one micro-batch of 2 streams the
+// weights once. auto does not model size 1, whose streams alone take
+// longer than the step of 2 (branch and bound), and still chooses as
+// explore does.
+// STREAMS: remark: micro-batch 2 of 2 per system ({{auto|explore}}): modeled step 290.17 us (compute 32.68 us, stream 280.11 us
+
+// 4096 samples on one PE: from 64 per micro-batch on, a kernel alone does
+// not fit, which the size's first test finds without copying the step; the
+// reason is the first kernel in program order that does not fit.
+// KERNELS-EXPLORE: remark: candidate micro-batch 32: {{.*}} peak SRAM 32772 of 49152 B/PE
+// KERNELS-EXPLORE: remark: candidate micro-batch 64: 64 per step, the last of 64; does not fit: kernel '2.bwd': no layout fits the 49152-byte PE SRAM; the smallest (fig15) needs 65536 bytes per PE
+// KERNELS: remark: micro-batch 32 of 4096 per system ({{auto|explore}}): {{.*}}; the whole batch does not fit: kernel '0.fwd': no layout fits the 49152-byte PE SRAM; the smallest (fig15) needs 2097152 bytes per PE
 
 // none (the default) sets nothing and says nothing.
 // NONE-NOT: micro-batch
