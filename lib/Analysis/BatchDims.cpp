@@ -204,18 +204,6 @@ std::optional<int64_t> BatchDims::lookup(Value value) const {
   return it->second;
 }
 
-BatchDims BatchDims::remapped(const IRMapping &mapping) const {
-  BatchDims result;
-  result.globalBatch = globalBatch;
-  result.dims.reserve(dims.size());
-  result.inner.reserve(inner.size());
-  for (auto [value, dim] : dims)
-    result.dims[mapping.lookupOrDefault(value)] = dim;
-  for (auto [value, in] : inner)
-    result.inner[mapping.lookupOrDefault(value)] = in;
-  return result;
-}
-
 int64_t BatchDims::lookupInner(Value value) const {
   return inner.lookup(analysed(value, dims));
 }

@@ -288,8 +288,6 @@ LogicalResult LayoutAssigner::choose(ArrayRef<Planned *> chain) {
   model::LayoutPlan plan = model::chooseLayouts(descs, context, &caches[pes]);
   if (!plan.feasible)
     return mlir::emitError(chain[plan.errorKernel]->op.getLoc()) << plan.error;
-  if (assignOptions.chooseOnly)
-    return success();
   for (size_t k = 0; k < chain.size(); ++k)
     writeChosen(*chain[k], plan.kernels[k]);
   return success();
@@ -388,8 +386,7 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
     if (failed(describe(planned)))
       return failure();
     if (!planned.description) {
-      if (!assignOptions.chooseOnly)
-        keepLayouts(planned);
+      keepLayouts(planned);
       continue;
     }
     if (!chain.empty() && !chainLink(*chain.back(), planned) && failed(flush()))
@@ -398,8 +395,6 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
   }
   if (failed(flush()))
     return failure();
-  if (assignOptions.chooseOnly)
-    return success();
   DenseSet<OpOperand *> streamed;
   for (Planned &planned : kernels)
     if (planned.description)

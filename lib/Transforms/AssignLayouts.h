@@ -1,7 +1,7 @@
 //===- AssignLayouts.h - choose a function's kernel layouts -----*- C++ -*-===//
 //
 // wsc-assign-layouts' work as a function, so that the micro-batch choice
-// can choose layouts for each candidate size on a copy of the step.
+// can choose layouts for each candidate size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +25,6 @@ struct LayoutAssignOptions {
   /// When the step does not fit, keep its activations for the backward
   /// pass in MemoryX (wsc.offload) if that makes it fit.
   bool offloadActivations = false;
-  /// Choose every kernel's layouts, and fail as a full assignment would
-  /// when one does not fit, but write nothing: a cheap first test of a
-  /// size, without a copy of the step.
-  bool chooseOnly = false;
 };
 
 /// Chooses the layouts of `func`'s kernels for `localBatch` samples on each

@@ -2,8 +2,8 @@
 //
 // Weight streaming runs each system's batch shard as micro-batches that fit
 // the wafer, streaming the weights in again for each and accumulating the
-// gradients in MemoryX. `auto` chooses layouts for each candidate size on a
-// copy of the step (AssignLayouts.h), keeps the sizes whose kernels and
+// gradients in MemoryX. `auto` chooses layouts for each candidate size on the
+// step itself and takes them back (AssignLayouts.h), keeps the sizes whose kernels and
 // step peak fit PE SRAM, and takes the one with the least modeled step
 // time (docs/MicroBatching.md).
 //
@@ -146,56 +146,101 @@ static Operation *kernelAtOrAfter(Operation *op) {
   return op;
 }
 
-/// Chooses layouts for `size` samples on a copy of the module and models
-/// the step there.
+/// Takes back, when it goes, what assignLayouts writes into a step: the
+/// layouts it gave kernels that had none, the conversions it inserted and
+/// the module's micro-batch. A size is tried on the step itself: a copy of
+/// GPT-3 175B's step costs more than choosing its layouts.
+class LayoutTrial {
+public:
+  LayoutTrial(ModuleOp module, func::FuncOp func, int64_t size) : module(module), func(func) {
+    StringRef name = WSCDialect::getMicroBatchAttrName();
+    microBatch = module->getAttr(name);
+    module->setAttr(name, IntegerAttr::get(IntegerType::get(module.getContext(), 64), size));
+    func.walk([&](Operation *op) {
+      if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
+        if (!kernel.getOperandLayouts())
+          withoutOperandLayouts.push_back(kernel);
+        if (!kernel.getResultLayouts())
+          withoutResultLayouts.push_back(kernel);
+      } else if (llvm::isa<LayoutConvertOp>(op)) {
+        conversions.insert(op);
+      }
+    });
+  }
+  LayoutTrial(const LayoutTrial &) = delete;
+  LayoutTrial &operator=(const LayoutTrial &) = delete;
+
+  ~LayoutTrial() {
+    for (KernelOp kernel : withoutOperandLayouts)
+      kernel.removeOperandLayoutsAttr();
+    for (KernelOp kernel : withoutResultLayouts)
+      kernel.removeResultLayoutsAttr();
+    // A conversion reads a kernel's result (insertConversions), never
+    // another conversion.
+    SmallVector<LayoutConvertOp> inserted;
+    func.walk([&](LayoutConvertOp convert) {
+      if (!conversions.contains(convert))
+        inserted.push_back(convert);
+    });
+    for (LayoutConvertOp convert : inserted) {
+      convert.getOutput().replaceAllUsesWith(convert.getInput());
+      convert.erase();
+    }
+    if (microBatch)
+      module->setAttr(WSCDialect::getMicroBatchAttrName(), microBatch);
+    else
+      module->removeAttr(WSCDialect::getMicroBatchAttrName());
+  }
+
+private:
+  ModuleOp module;
+  func::FuncOp func;
+  Attribute microBatch;
+  SmallVector<KernelOp> withoutOperandLayouts, withoutResultLayouts;
+  DenseSet<Operation *> conversions;
+};
+
+/// Chooses layouts for `size` samples and models the step with them.
 Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims, int64_t size,
                                    int64_t batch, ArrayRef<KernelStreams> streams) const {
   Candidate c;
   c.size = size;
   c.count = (batch + size - 1) / size;
   c.last = batch - (c.count - 1) * size;
-  // The copy's diagnostics are kept from the user; the first error
+  func::FuncOp func = *module.getOps<func::FuncOp>().begin();
+  // On one system the whole batch's step loses its all-reduces
+  // (runOnOperation), which joins kernels into other chains: that size is
+  // tried on a copy without them. Any other size has the step's kernels
+  // as they are.
+  OwningOpRef<ModuleOp> copy;
+  std::optional<BatchDims> copyDims;
+  if (target.systems == 1 && size >= batch) {
+    copy = llvm::cast<ModuleOp>(module->clone());
+    dropOneSystemTotals(*copy);
+    func = *copy->getOps<func::FuncOp>().begin();
+    FailureOr<BatchDims> computed = BatchDims::compute(func);
+    if (failed(computed))
+      return c;
+    copyDims = std::move(*computed);
+  }
+  const BatchDims &dims = copyDims ? *copyDims : moduleDims;
+  LayoutTrial trial(copy ? *copy : module, func, size);
+
+  // The trial's diagnostics are kept from the user; the first error
   // becomes the reason the size does not fit.
-  auto assign = [&](func::FuncOp func, const BatchDims &dims, bool chooseOnly) {
-    std::string firstError;
+  {
     ScopedDiagnosticHandler capture(module.getContext(), [&](Diagnostic &diag) {
-      if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
-        firstError = diag.str();
+      if (diag.getSeverity() == DiagnosticSeverity::Error && c.whyNot.empty())
+        c.whyNot = diag.str();
       return success();
     });
     LayoutAssignOptions options;
     options.checkStep = false;
-    options.chooseOnly = chooseOnly;
     c.assigned = succeeded(assignLayouts(func, dims, size, options));
-    c.whyNot = firstError;
-    return c.assigned;
-  };
-  // On one system the whole batch's step loses its all-reduces
-  // (runOnOperation), which joins kernels into other chains; any other
-  // size has the step's kernels as they are: a size whose kernels do not
-  // fit fails here, without a copy.
-  bool dropsTotals = target.systems == 1 && size >= batch;
-  if (!dropsTotals && !assign(*module.getOps<func::FuncOp>().begin(), moduleDims,
-                              /*chooseOnly=*/true))
-    return c;
-  IRMapping mapping;
-  OwningOpRef<ModuleOp> copy = llvm::cast<ModuleOp>(module->clone(mapping));
-  (*copy)->setAttr(WSCDialect::getMicroBatchAttrName(),
-                   IntegerAttr::get(IntegerType::get(module.getContext(), 64), size));
-  func::FuncOp func = *copy->getOps<func::FuncOp>().begin();
-  // The step as it will be compiled at this size.
-  FailureOr<BatchDims> dims = moduleDims.remapped(mapping);
-  if (dropsTotals) {
-    dropOneSystemTotals(*copy);
-    dims = BatchDims::compute(func);
   }
-  if (failed(dims)) {
-    c.assigned = false;
+  if (!c.assigned)
     return c;
-  }
-  if (!assign(func, *dims, /*chooseOnly=*/false))
-    return c;
-  StepSramPeak peak = stepSramPeak(func, *dims, size, target);
+  StepSramPeak peak = stepSramPeak(func, dims, size, target);
   // Activations kept in MemoryX stream out after the kernel that makes them
   // and back in for the backward kernel that reads them.
   DenseMap<Operation *, KernelStreams> offloads;
@@ -203,12 +248,12 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
     DenseSet<Value> offloaded;
     for (const KeptValue &kept : keptForBackward(func)) {
       offloaded.insert(kept.value);
-      double bytes = localBytes(kept.value, *dims, size);
+      double bytes = localBytes(kept.value, dims, size);
       offloads[kernelAtOrAfter(kept.value.getDefiningOp())].outBytes += bytes;
       offloads[kernelAtOrAfter(kept.backAt)].inBytes += bytes;
       c.offloadedBytes += bytes;
     }
-    peak = stepSramPeak(func, *dims, size, target, offloaded);
+    peak = stepSramPeak(func, dims, size, target, offloaded);
   }
   c.peakSram = peak.bytes;
   c.fits = peak.bytes <= target.sramPerPe;
@@ -217,7 +262,7 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
                              peak.bytes, llvm::cast<KernelOp>(peak.at).getKernelName(),
                              c.offloadedBytes > 0 ? " with its activations offloaded" : "")
                    .str();
-  modelTime(func, *dims, streams, offloads, c);
+  modelTime(func, dims, streams, offloads, c);
   return c;
 }
 

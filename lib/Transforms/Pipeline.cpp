@@ -6,6 +6,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -19,18 +20,20 @@ using namespace mlir::wsc;
 
 void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // Private helpers (JAX/StableHLO exports, TF outlining) are inlined into
-  // their callers and then dropped. The inliner's own cleanup is turned
-  // off: it would canonicalize, which must wait for the import (below).
-  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
-  pm.addPass(createSymbolDCEPass());
+  // their callers and then dropped.
+  pm.addPass(createWSCInlineHelpers());
   // Before any folding: the canonicalizer would fold reshapes of constant
   // weights into new constants that lose their names.
   pm.addPass(createWSCImportTorchMlir(
       WSCImportTorchMlirOptions{options.minParamElements}));
   // No CSE: it would merge init tensors of equal type that belong to
   // different dims (a weight transpose's and an activation's), which the
-  // batch sharding must keep apart.
-  pm.addPass(createCanonicalizerPass());
+  // batch sharding must keep apart. No region simplification: a step is
+  // one block of tensor ops, where it finds nothing that the rewrites'
+  // own dead-op erasure leaves, and it walks every body again.
+  GreedyRewriteConfig canonicalize;
+  canonicalize.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  pm.addPass(createCanonicalizerPass(canonicalize));
   pm.addPass(createWSCLegalize());
   pm.addPass(createWSCAttachTarget(
       WSCAttachTargetOptions{options.target, options.grid, options.systems, options.streamDType}));
@@ -53,7 +56,7 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCLowerWeightStreaming());
   pm.addPass(createWSCLowerLayerPipelined());
   pm.addPass(createWSCFoldTransposes());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerPass(canonicalize));
 }
 
 /// The numeric options' ranges, checked before any pass runs: `systems=0`

@@ -4,7 +4,6 @@
 #define WSC_ANALYSIS_BATCHDIMS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -39,11 +38,6 @@ public:
   bool isBatchOutermost(Value value) const;
   /// The batch size the function was exported with (0 when it has no input).
   int64_t getGlobalBatch() const { return globalBatch; }
-
-  /// The same analysis for a clone of the function: each value through
-  /// `mapping` (values it does not map keep their entry). Cheaper than
-  /// computing it again on the clone.
-  BatchDims remapped(const IRMapping &mapping) const;
 
 private:
   llvm::DenseMap<Value, int64_t> dims;

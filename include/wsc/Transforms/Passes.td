@@ -5,6 +5,28 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WSCInlineHelpers : Pass<"wsc-inline-helpers", "::mlir::ModuleOp"> {
+  let summary = "Inline private helper functions into their callers and drop them";
+  let description = [{
+    Outside exporters call private helpers from the exported function
+    (JAX/StableHLO's outlined layers, TF's outlining). This pass runs the
+    MLIR inliner, without its canonicalizing cleanup (which must wait for
+    `wsc-import-torch-mlir`), and then `symbol-dce`, which drops the
+    helpers no call is left to. A module with no call and no symbol besides
+    its one function has nothing for either: the pass leaves it as it is,
+    and the pass manager need not verify it again.
+
+    ```mlir
+    func.func @main(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+      %0 = call @relu(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+      return %0 : tensor<2x8xf32>
+    }
+    func.func private @relu(%x: tensor<2x8xf32>) -> tensor<2x8xf32> { ... }
+    // becomes @main with @relu's body in place of the call; @relu is gone.
+    ```
+  }];
+}
+
 def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
   let summary = "Turn a torch-mlir inference function into the exported form";
   let description = [{
@@ -274,7 +296,7 @@ def WSCMicroBatch : Pass<"wsc-micro-batch", "::mlir::ModuleOp"> {
     - `auto`: for each candidate size (the powers of two up to the
       per-system batch and the even splits ceil(b / 2^k) of it, none making
       more than 2^16 micro-batches), the layouts
-      are chosen on a copy of the step at that size; a size fits when every
+      are chosen on the step at that size and taken back; a size fits when every
       kernel's layouts and the step's peak of live bytes fit PE SRAM. Of the
       sizes that fit, the one with the least modeled step time is taken. When
       none fits, the smallest candidate is, and wsc-assign-layouts reports what does not fit at
