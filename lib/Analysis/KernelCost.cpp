@@ -191,14 +191,19 @@ static double sparseFraction(linalg::LinalgOp op, const DenseMap<Value, double> 
 
 KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
                                      int64_t localBatch,
-                                     const ::wsc::model::TargetSpec &target) {
+                                     const ::wsc::model::TargetSpec &target,
+                                     const KernelDescription *given) {
   // The kernel runs in the layout of its largest batch-carrying tensor (of
   // its main op's, when the layout cost model describes it): the layout
   // wsc-assign-layouts gave it, else the default.
-  std::string whyNot;
-  DescribeOptions options;
-  options.localBatch = localBatch;
-  FailureOr<KernelDescription> described = describeKernel(kernel, dims, options, whyNot);
+  FailureOr<KernelDescription> own = failure();
+  if (!given) {
+    std::string whyNot;
+    DescribeOptions options;
+    options.localBatch = localBatch;
+    own = describeKernel(kernel, dims, options, whyNot);
+  }
+  const KernelDescription *described = given ? given : succeeded(own) ? &*own : nullptr;
   // A kernel whose main op reads only streamed tensors (a first layer's
   // weight gradient: the output gradient flows through, Figure 18) runs in
   // the layout of its largest batch-carrying tensor of any kind.
@@ -219,14 +224,14 @@ KernelCost mlir::wsc::estimateKernel(KernelOp kernel, const BatchDims &dims,
         *c = {v, layout, bytes};
   };
   auto describedTensor = [&](ArrayRef<DescribedTensor> tensors, unsigned index) {
-    return succeeded(described) ? &tensors[index] : nullptr;
+    return described ? &tensors[index] : nullptr;
   };
   for (auto [i, v] : llvm::enumerate(kernel.getBodyBlock().getArguments()))
     consider(v, kernel.getOperandLayouts(), i,
-             describedTensor(succeeded(described) ? described->inputs : ArrayRef<DescribedTensor>(), i));
+             describedTensor(described ? described->inputs : ArrayRef<DescribedTensor>(), i));
   for (auto [i, v] : llvm::enumerate(kernel.getResults()))
     consider(v, kernel.getResultLayouts(), i,
-             describedTensor(succeeded(described) ? described->results : ArrayRef<DescribedTensor>(), i));
+             describedTensor(described ? described->results : ArrayRef<DescribedTensor>(), i));
   const Choice &chosen = mainChoice.value ? mainChoice : anyChoice;
   Value primary = chosen.value;
   LayoutAttr primaryLayout = chosen.layout;

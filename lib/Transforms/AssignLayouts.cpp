@@ -72,7 +72,8 @@ public:
         targetAttr(TargetAttr::lookup(func->getParentOfType<ModuleOp>())),
         target(toTargetSpec(targetAttr)) {}
 
-  LogicalResult assign(func::FuncOp func, const BatchDims &batchDims, int64_t samples);
+  LogicalResult assign(func::FuncOp func, const BatchDims &batchDims, int64_t samples,
+                       DenseMap<Operation *, KernelDescription> *described);
 
 private:
   const LayoutAssignOptions &assignOptions;
@@ -331,7 +332,8 @@ void LayoutAssigner::insertConversions(func::FuncOp func,
 }
 
 LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDims,
-                                     int64_t samples) {
+                                     int64_t samples,
+                                     DenseMap<Operation *, KernelDescription> *described) {
   dims = &batchDims;
   localBatch = samples;
   DescribeOptions options;
@@ -402,6 +404,10 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
         if (tensor.streamed)
           streamed.insert(&planned.op->getOpOperand(i));
   insertConversions(func, streamed);
+  if (described)
+    for (Planned &planned : kernels)
+      if (planned.description)
+        (*described)[planned.op] = std::move(*planned.description);
   return assignOptions.checkStep ? checkStepFits(func) : success();
 }
 
@@ -461,8 +467,9 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
 } // namespace
 
 LogicalResult mlir::wsc::assignLayouts(func::FuncOp func, const BatchDims &dims,
-                                       int64_t localBatch, const LayoutAssignOptions &options) {
-  return LayoutAssigner(func, options).assign(func, dims, localBatch);
+                                       int64_t localBatch, const LayoutAssignOptions &options,
+                                       DenseMap<Operation *, KernelDescription> *described) {
+  return LayoutAssigner(func, options).assign(func, dims, localBatch, described);
 }
 
 namespace {

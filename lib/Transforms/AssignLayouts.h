@@ -9,6 +9,7 @@
 #define WSC_LIB_TRANSFORMS_ASSIGNLAYOUTS_H
 
 #include "wsc/Analysis/BatchDims.h"
+#include "wsc/Analysis/DescribeKernel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -30,9 +31,11 @@ struct LayoutAssignOptions {
 /// Chooses the layouts of `func`'s kernels for `localBatch` samples on each
 /// system, writes them, and inserts the conversions between them. Fails
 /// with a located error when a kernel (or, with `checkStep`, the step)
-/// does not fit.
+/// does not fit. When given, `described` receives each kernel the cost
+/// model described, by its op (estimateKernel takes them).
 LogicalResult assignLayouts(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
-                            const LayoutAssignOptions &options);
+                            const LayoutAssignOptions &options,
+                            DenseMap<Operation *, KernelDescription> *described = nullptr);
 
 } // namespace mlir::wsc
 

@@ -44,9 +44,13 @@ struct FoldTransposesPass
     });
     FrozenRewritePatternSet generalizePatterns(std::move(generalize));
     FrozenRewritePatternSet fusePatterns(std::move(fuse));
+    // A kernel's body is one block of tensor ops: region simplification
+    // would only walk it again after every rewrite round.
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(applyPatternsGreedily(kernel.getBody(), generalizePatterns)) ||
-          failed(applyPatternsGreedily(kernel.getBody(), fusePatterns))) {
+      if (failed(applyPatternsGreedily(kernel.getBody(), generalizePatterns, config)) ||
+          failed(applyPatternsGreedily(kernel.getBody(), fusePatterns, config))) {
         kernel.emitError("folding transposes did not converge");
         return WalkResult::interrupt();
       }

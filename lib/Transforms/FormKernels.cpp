@@ -108,6 +108,9 @@ private:
   /// Calls `fn` on every function-level value `op` uses, including values
   /// captured by the bodies of its regions.
   void forEachUsedValue(Operation *op, function_ref<void(Value)> fn);
+  /// The ops defining the function-level values `op` uses. Ordering asks
+  /// once per round of splits (about two per layer): kept, not walked again.
+  ArrayRef<Operation *> producersOf(Operation *op);
 
   func::FuncOp func;
   SmallVector<Operation *> order;                 // non-terminator ops
@@ -122,6 +125,7 @@ private:
   std::map<std::string, unsigned> partsOf;        // base name -> pieces so far
   DenseMap<Operation *, KernelPlan *> kernelOf;
   DenseMap<Value, Value> replacement;             // original -> kernel result
+  DenseMap<Operation *, SmallVector<Operation *, 4>> producers;
 };
 
 KernelPlan &KernelFormer::planFor(StringRef layer, KernelPhase phase) {
@@ -196,6 +200,16 @@ void KernelFormer::forEachUsedValue(Operation *op, function_ref<void(Value)> fn)
       if (operand.getParentBlock() == top)
         fn(operand);
   });
+}
+
+ArrayRef<Operation *> KernelFormer::producersOf(Operation *op) {
+  auto [it, inserted] = producers.try_emplace(op);
+  if (inserted)
+    forEachUsedValue(op, [&](Value value) {
+      if (Operation *def = value.getDefiningOp())
+        it->second.push_back(def);
+    });
+  return it->second;
 }
 
 bool KernelFormer::isInside(Value value, const KernelPlan &plan) const {
@@ -391,12 +405,11 @@ SmallVector<KernelPlan *> KernelFormer::orderKernels() {
     for (KernelPlan *plan : pending) {
       llvm::SmallPtrSet<KernelPlan *, 4> preds;
       for (Operation *op : plan->ops)
-        forEachUsedValue(op, [&](Value value) {
-          Operation *def = value.getDefiningOp();
-          auto it = def ? kernelOf.find(def) : kernelOf.end();
+        for (Operation *def : producersOf(op)) {
+          auto it = kernelOf.find(def);
           if (it != kernelOf.end() && it->second != plan && !scheduled.contains(def))
             preds.insert(it->second);
-        });
+        }
       inDegree[plan] = preds.size();
       for (KernelPlan *pred : preds)
         successors[pred].push_back(plan);
@@ -439,12 +452,8 @@ KernelPlan *KernelFormer::splitReadyPart(ArrayRef<KernelPlan *> pending,
   DenseSet<Operation *> moved;
   SmallVector<Operation *> rest;
   for (Operation *op : victim->ops) {
-    bool ready = true;
-    forEachUsedValue(op, [&](Value value) {
-      Operation *def = value.getDefiningOp();
-      auto it = def ? kernelOf.find(def) : kernelOf.end();
-      if (it != kernelOf.end() && !scheduled.contains(def) && !moved.contains(def))
-        ready = false;
+    bool ready = llvm::none_of(producersOf(op), [&](Operation *def) {
+      return kernelOf.contains(def) && !scheduled.contains(def) && !moved.contains(def);
     });
     if (ready) {
       moved.insert(op);

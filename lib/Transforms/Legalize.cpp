@@ -56,9 +56,15 @@ struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
     // Before any pass multiplies a size: dims of 2^62 must not wrap.
     if (failed(mlir::wsc::checkTensorSizes(getOperation())))
       return signalPassFailure();
+    // The step is one block of tensor ops: region simplification would
+    // only walk it again after every rewrite round.
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    bool pads = getOperation().walk([](tensor::PadOp) { return WalkResult::interrupt(); })
+                    .wasInterrupted();
     RewritePatternSet padAmounts(&getContext());
     padAmounts.add<FoldConstantPadAmounts>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(padAmounts))))
+    if (pads && failed(applyPatternsGreedily(getOperation(), std::move(padAmounts), config)))
       return signalPassFailure();
     // Kernels run static shapes: check every pad before rewriting any.
     WalkResult result = getOperation().walk([](tensor::PadOp pad) {
@@ -79,7 +85,7 @@ struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
     // torch-mlir's shape checks fold to true on static shapes (the driver
     // folds their arith and tensor.dim), and a true assert is erased.
     cf::AssertOp::getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     // An assert left outside a kernel body could fail at run time, where
     // nothing would check it.

@@ -78,7 +78,9 @@ private:
                      ArrayRef<KernelStreams> streams) const;
   double stepLowerBound(ArrayRef<KernelStreams> streams, int64_t count) const;
   void modelTime(func::FuncOp func, const BatchDims &dims, ArrayRef<KernelStreams> streams,
-                 const DenseMap<Operation *, KernelStreams> &offloads, Candidate &candidate) const;
+                 const DenseMap<Operation *, KernelStreams> &offloads,
+                 const DenseMap<Operation *, KernelDescription> &described,
+                 Candidate &candidate) const;
 };
 
 /// Time per micro-batch: each kernel takes the longer of its compute and
@@ -89,6 +91,7 @@ private:
 void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
                                ArrayRef<KernelStreams> streams,
                                const DenseMap<Operation *, KernelStreams> &offloads,
+                               const DenseMap<Operation *, KernelDescription> &described,
                                Candidate &c) const {
   // Sums over the kernels of one micro-batch of `size`, then of `last`.
   double compute[2] = {0, 0}, busy[2] = {0, 0}, stream = 0, bytes = 0, gradientElements = 0;
@@ -115,9 +118,13 @@ void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
     stream += seconds;
     bytes += s.inBytes + s.outBytes;
     gradientElements += s.gradientElements;
+    auto description = described.find(kernel);
     for (int part = 0; part < parts; ++part) {
       int64_t samples = part == 0 ? c.size : c.last;
-      double cycles = estimateKernel(kernel, dims, samples, target).cycles;
+      double cycles =
+          estimateKernel(kernel, dims, samples, target,
+                         description == described.end() ? nullptr : &description->second)
+              .cycles;
       compute[part] += cycles / target.clockHz;
       busy[part] += std::max(cycles / target.clockHz, seconds);
     }
@@ -226,6 +233,7 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
   const BatchDims &dims = copyDims ? *copyDims : moduleDims;
   LayoutTrial trial(copy ? *copy : module, func, size);
 
+  DenseMap<Operation *, KernelDescription> described;
   // The trial's diagnostics are kept from the user; the first error
   // becomes the reason the size does not fit.
   {
@@ -236,7 +244,7 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
     });
     LayoutAssignOptions options;
     options.checkStep = false;
-    c.assigned = succeeded(assignLayouts(func, dims, size, options));
+    c.assigned = succeeded(assignLayouts(func, dims, size, options, &described));
   }
   if (!c.assigned)
     return c;
@@ -262,7 +270,7 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
                              peak.bytes, llvm::cast<KernelOp>(peak.at).getKernelName(),
                              c.offloadedBytes > 0 ? " with its activations offloaded" : "")
                    .str();
-  modelTime(func, dims, streams, offloads, c);
+  modelTime(func, dims, streams, offloads, described, c);
   return c;
 }
 

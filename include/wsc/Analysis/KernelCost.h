@@ -53,8 +53,13 @@ struct KernelCost {
   /// contractions do work at the active weights only).
   double density = 1;
 };
+/// `described` is the kernel's description (DescribeKernel.h) when the
+/// caller has one: only which tensors its main op reads and whether they
+/// stream are taken from it, and those do not depend on the batch.
+struct KernelDescription;
 KernelCost estimateKernel(KernelOp kernel, const BatchDims &dims,
-                          int64_t localBatch, const ::wsc::model::TargetSpec &target);
+                          int64_t localBatch, const ::wsc::model::TargetSpec &target,
+                          const KernelDescription *described = nullptr);
 
 /// The default data layout (white paper Figure 15) of a tensor whose batch
 /// dim is `batchDim`: batch and inner dims over y, the last feature dim over
