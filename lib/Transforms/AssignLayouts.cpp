@@ -72,8 +72,7 @@ public:
         targetAttr(TargetAttr::lookup(func->getParentOfType<ModuleOp>())),
         target(toTargetSpec(targetAttr)) {}
 
-  LogicalResult assign(func::FuncOp func, const BatchDims &batchDims, int64_t samples,
-                       DenseMap<Operation *, KernelDescription> *described);
+  LogicalResult assign(func::FuncOp func, const BatchDims &batchDims, int64_t samples);
 
 private:
   const LayoutAssignOptions &assignOptions;
@@ -332,8 +331,7 @@ void LayoutAssigner::insertConversions(func::FuncOp func,
 }
 
 LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDims,
-                                     int64_t samples,
-                                     DenseMap<Operation *, KernelDescription> *described) {
+                                     int64_t samples) {
   dims = &batchDims;
   localBatch = samples;
   DescribeOptions options;
@@ -353,7 +351,10 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
       return success();
     }
     std::string whyNot;
-    FailureOr<KernelDescription> described = describeKernel(kernel, batchDims, options, whyNot);
+    FailureOr<KernelDescription> described =
+        assignOptions.descriptions
+            ? assignOptions.descriptions->describe(kernel, batchDims, options, whyNot)
+            : describeKernel(kernel, batchDims, options, whyNot);
     if (failed(described)) {
       planned.kept = "default: " + whyNot;
       return success();
@@ -404,10 +405,6 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
         if (tensor.streamed)
           streamed.insert(&planned.op->getOpOperand(i));
   insertConversions(func, streamed);
-  if (described)
-    for (Planned &planned : kernels)
-      if (planned.description)
-        (*described)[planned.op] = std::move(*planned.description);
   return assignOptions.checkStep ? checkStepFits(func) : success();
 }
 
@@ -467,9 +464,8 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
 } // namespace
 
 LogicalResult mlir::wsc::assignLayouts(func::FuncOp func, const BatchDims &dims,
-                                       int64_t localBatch, const LayoutAssignOptions &options,
-                                       DenseMap<Operation *, KernelDescription> *described) {
-  return LayoutAssigner(func, options).assign(func, dims, localBatch, described);
+                                       int64_t localBatch, const LayoutAssignOptions &options) {
+  return LayoutAssigner(func, options).assign(func, dims, localBatch);
 }
 
 namespace {

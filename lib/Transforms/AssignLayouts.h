@@ -9,7 +9,7 @@
 #define WSC_LIB_TRANSFORMS_ASSIGNLAYOUTS_H
 
 #include "wsc/Analysis/BatchDims.h"
-#include "wsc/Analysis/DescribeKernel.h"
+#include "wsc/Analysis/KernelDescriptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -26,16 +26,17 @@ struct LayoutAssignOptions {
   /// When the step does not fit, keep its activations for the backward
   /// pass in MemoryX (wsc.offload) if that makes it fit.
   bool offloadActivations = false;
+  /// Describes the kernels through these when given, keeping them for
+  /// another size (wsc-micro-batch tries several).
+  KernelDescriptions *descriptions = nullptr;
 };
 
 /// Chooses the layouts of `func`'s kernels for `localBatch` samples on each
 /// system, writes them, and inserts the conversions between them. Fails
 /// with a located error when a kernel (or, with `checkStep`, the step)
-/// does not fit. When given, `described` receives each kernel the cost
-/// model described, by its op (estimateKernel takes them).
+/// does not fit.
 LogicalResult assignLayouts(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
-                            const LayoutAssignOptions &options,
-                            DenseMap<Operation *, KernelDescription> *described = nullptr);
+                            const LayoutAssignOptions &options);
 
 } // namespace mlir::wsc
 

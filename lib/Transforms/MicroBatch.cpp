@@ -75,12 +75,11 @@ private:
   int64_t weightBytes = 2, gradientBytes = 4;
 
   Candidate evaluate(ModuleOp module, const BatchDims &moduleDims, int64_t size, int64_t batch,
-                     ArrayRef<KernelStreams> streams) const;
+                     ArrayRef<KernelStreams> streams, KernelDescriptions &descriptions) const;
   double stepLowerBound(ArrayRef<KernelStreams> streams, int64_t count) const;
   void modelTime(func::FuncOp func, const BatchDims &dims, ArrayRef<KernelStreams> streams,
                  const DenseMap<Operation *, KernelStreams> &offloads,
-                 const DenseMap<Operation *, KernelDescription> &described,
-                 Candidate &candidate) const;
+                 const KernelDescriptions *described, Candidate &candidate) const;
 };
 
 /// Time per micro-batch: each kernel takes the longer of its compute and
@@ -91,8 +90,7 @@ private:
 void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
                                ArrayRef<KernelStreams> streams,
                                const DenseMap<Operation *, KernelStreams> &offloads,
-                               const DenseMap<Operation *, KernelDescription> &described,
-                               Candidate &c) const {
+                               const KernelDescriptions *described, Candidate &c) const {
   // Sums over the kernels of one micro-batch of `size`, then of `last`.
   double compute[2] = {0, 0}, busy[2] = {0, 0}, stream = 0, bytes = 0, gradientElements = 0;
   int parts = c.last == c.size ? 1 : 2;
@@ -118,13 +116,10 @@ void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
     stream += seconds;
     bytes += s.inBytes + s.outBytes;
     gradientElements += s.gradientElements;
-    auto description = described.find(kernel);
+    const KernelDescription *description = described ? described->lookup(kernel) : nullptr;
     for (int part = 0; part < parts; ++part) {
       int64_t samples = part == 0 ? c.size : c.last;
-      double cycles =
-          estimateKernel(kernel, dims, samples, target,
-                         description == described.end() ? nullptr : &description->second)
-              .cycles;
+      double cycles = estimateKernel(kernel, dims, samples, target, description).cycles;
       compute[part] += cycles / target.clockHz;
       busy[part] += std::max(cycles / target.clockHz, seconds);
     }
@@ -209,7 +204,8 @@ private:
 
 /// Chooses layouts for `size` samples and models the step with them.
 Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims, int64_t size,
-                                   int64_t batch, ArrayRef<KernelStreams> streams) const {
+                                   int64_t batch, ArrayRef<KernelStreams> streams,
+                                   KernelDescriptions &descriptions) const {
   Candidate c;
   c.size = size;
   c.count = (batch + size - 1) / size;
@@ -233,7 +229,10 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
   const BatchDims &dims = copyDims ? *copyDims : moduleDims;
   LayoutTrial trial(copy ? *copy : module, func, size);
 
-  DenseMap<Operation *, KernelDescription> described;
+  LayoutAssignOptions options;
+  options.checkStep = false;
+  // The copy's kernels are described afresh.
+  options.descriptions = copy ? nullptr : &descriptions;
   // The trial's diagnostics are kept from the user; the first error
   // becomes the reason the size does not fit.
   {
@@ -242,9 +241,7 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
         c.whyNot = diag.str();
       return success();
     });
-    LayoutAssignOptions options;
-    options.checkStep = false;
-    c.assigned = succeeded(assignLayouts(func, dims, size, options, &described));
+    c.assigned = succeeded(assignLayouts(func, dims, size, options));
   }
   if (!c.assigned)
     return c;
@@ -270,7 +267,7 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
                              peak.bytes, llvm::cast<KernelOp>(peak.at).getKernelName(),
                              c.offloadedBytes > 0 ? " with its activations offloaded" : "")
                    .str();
-  modelTime(func, dims, streams, offloads, described, c);
+  modelTime(func, dims, streams, offloads, options.descriptions, c);
   return c;
 }
 
@@ -407,6 +404,7 @@ void MicroBatchPass::decide(ModuleOp module) {
   std::vector<KernelStreams> streams = kernelStreams(func, weightBytes, gradientBytes);
   bool explore = microBatch.mode == MicroBatchMode::Explore;
   std::vector<Candidate> candidates;
+  KernelDescriptions descriptions;
   const Candidate *best = nullptr;
   candidates.reserve(sizes.size());
   for (int64_t size : sizes) {
@@ -416,7 +414,7 @@ void MicroBatchPass::decide(ModuleOp module) {
     if (!explore && best &&
         stepLowerBound(streams, ::wsc::microBatchCount(batch, size)) > best->step * (1 + 1e-9))
       continue;
-    candidates.push_back(evaluate(module, *dims, size, batch, streams));
+    candidates.push_back(evaluate(module, *dims, size, batch, streams, descriptions));
     // Largest first: a tie goes to fewer micro-batches.
     if (candidates.back().fits && (!best || candidates.back().step < best->step))
       best = &candidates.back();

@@ -3,6 +3,7 @@
 #include "wsc/Dialect/WSC/WSCDialect.h"
 #include "wsc/Analysis/DescribeKernel.h"
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/KernelDescriptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -232,6 +233,78 @@ func.func @f(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
   std::string whyNot;
   EXPECT_TRUE(failed(describeKernel(*func.getOps<KernelOp>().begin(), *dims, {}, whyNot)));
   EXPECT_EQ(whyNot, "no structured op over static tensors in its body");
+}
+
+/// Everything a description holds that the local batch could change.
+std::string descriptionText(const KernelDescription &d) {
+  std::string text = d.desc.name + " " + dimsText(d.desc);
+  for (const model::TensorUse &use : d.desc.operands)
+    text += "| in " + llvm::join(use.dims, ",") + " " + std::to_string(use.elementBytes) +
+            (use.streamed ? "s" : "");
+  for (const model::TensorUse &use : d.desc.results)
+    text += "| out " + llvm::join(use.dims, ",") + " " + std::to_string(use.elementBytes) +
+            (use.streamed ? "s" : "");
+  for (const DescribedTensor &t : d.inputs)
+    text += "| use " + std::to_string(t.use) + (t.streamed ? "s" : "");
+  return text;
+}
+
+TEST_F(DescribeKernelTest, KeptDescriptionsRescaleToEachSizeAsDescribingAgainWould) {
+  module = parseSourceString<ModuleOp>(kLinear, &context);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  FailureOr<BatchDims> dims = BatchDims::compute(func);
+  ASSERT_TRUE(succeeded(dims));
+  KernelOp kernel = *func.getOps<KernelOp>().begin();
+  KernelDescriptions kept;
+  EXPECT_EQ(kept.lookup(kernel), nullptr);
+  // Larger, smaller, uneven and back: each as a fresh description says.
+  for (int64_t size : {8, 3, 5, 1, 8}) {
+    DescribeOptions options;
+    options.localBatch = size;
+    std::string keptWhy, freshWhy;
+    FailureOr<KernelDescription> fromKept = kept.describe(kernel, *dims, options, keptWhy);
+    FailureOr<KernelDescription> fresh = describeKernel(kernel, *dims, options, freshWhy);
+    ASSERT_TRUE(succeeded(fromKept) && succeeded(fresh)) << size;
+    EXPECT_EQ(descriptionText(*fromKept), descriptionText(*fresh)) << size;
+    EXPECT_EQ(fromKept->desc.dim("b")->size, size);
+    ASSERT_NE(kept.lookup(kernel), nullptr);
+  }
+  // Other stream widths are described again, not rescaled.
+  DescribeOptions wide;
+  wide.localBatch = 2;
+  wide.weightBytes = 4;
+  std::string why;
+  FailureOr<KernelDescription> widened = kept.describe(kernel, *dims, wide, why);
+  ASSERT_TRUE(succeeded(widened));
+  EXPECT_EQ(descriptionText(*widened),
+            descriptionText(*describeKernel(kernel, *dims, wide, why)));
+}
+
+TEST_F(DescribeKernelTest, KeptDescriptionsKeepWhyAKernelIsNotDescribed) {
+  module = parseSourceString<ModuleOp>(R"mlir(
+func.func @f(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
+  %y = wsc.kernel "copy" layer("copy") phase(<forward>) (%x) : (tensor<8x4xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<8x4xf32>):
+    wsc.yield %a : tensor<8x4xf32>
+  }
+  return %y : tensor<8x4xf32>
+}
+)mlir",
+                                       &context);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  FailureOr<BatchDims> dims = BatchDims::compute(func);
+  ASSERT_TRUE(succeeded(dims));
+  KernelOp kernel = *func.getOps<KernelOp>().begin();
+  KernelDescriptions kept;
+  for (int64_t size : {4, 2}) {
+    DescribeOptions options;
+    options.localBatch = size;
+    std::string whyNot;
+    EXPECT_TRUE(failed(kept.describe(kernel, *dims, options, whyNot)));
+    EXPECT_EQ(whyNot, "no structured op over static tensors in its body");
+  }
+  EXPECT_EQ(kept.lookup(kernel), nullptr);
 }
 
 //===----------------------------------------------------------------------===//
