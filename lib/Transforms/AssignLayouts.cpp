@@ -480,7 +480,7 @@ struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLa
     options.offloadActivations = offloadActivations;
     int64_t systems = TargetAttr::lookup(module).getSystems();
     for (auto func : module.getOps<func::FuncOp>()) {
-      FailureOr<BatchDims> dims = BatchDims::compute(func);
+      const FailureOr<BatchDims> &dims = getChildAnalysis<BatchDimsAnalysis>(func).dims;
       if (failed(dims) ||
           failed(assignLayouts(func, *dims,
                                samplesOnWafer(module, dims->getGlobalBatch(), systems),

@@ -71,6 +71,7 @@ struct MicroBatchPass : public mlir::wsc::impl::WSCMicroBatchBase<MicroBatchPass
 private:
   /// Chooses the micro-batch (wsc.micro_batch), or signals failure.
   void decide(ModuleOp module);
+  bool splits(ModuleOp module);
   model::TargetSpec target;
   int64_t weightBytes = 2, gradientBytes = 4;
 
@@ -301,12 +302,12 @@ static std::optional<std::pair<Location, std::string>> whyNotSplit(ModuleOp modu
 }
 
 /// Whether the module's step runs in more than one micro-batch.
-static bool splits(ModuleOp module) {
+bool MicroBatchPass::splits(ModuleOp module) {
   auto size = module->getAttrOfType<IntegerAttr>(WSCDialect::getMicroBatchAttrName());
   if (!size)
     return false;
   for (auto func : module.getOps<func::FuncOp>()) {
-    FailureOr<BatchDims> dims = BatchDims::compute(func);
+    const FailureOr<BatchDims> &dims = getChildAnalysis<BatchDimsAnalysis>(func).dims;
     return succeeded(dims) &&
            size.getInt() < largestShard(dims->getGlobalBatch(),
                                         TargetAttr::lookup(module).getSystems());
@@ -317,10 +318,13 @@ static bool splits(ModuleOp module) {
 void MicroBatchPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (microBatch.isNone())
-    return;
+    return markAllAnalysesPreserved();
   decide(module);
   if (TargetAttr::lookup(module).getSystems() == 1 && !splits(module))
-    dropOneSystemTotals(module);
+    return dropOneSystemTotals(module);
+  // Each size's trial took back what it wrote: only the module's
+  // attributes changed.
+  markAnalysesPreserved<BatchDimsAnalysis>();
 }
 
 void MicroBatchPass::decide(ModuleOp module) {
@@ -335,7 +339,7 @@ void MicroBatchPass::decide(ModuleOp module) {
   if (funcs.empty())
     return;
   func::FuncOp func = *funcs.begin();
-  FailureOr<BatchDims> dims = BatchDims::compute(func);
+  const FailureOr<BatchDims> &dims = getChildAnalysis<BatchDimsAnalysis>(func).dims;
   if (failed(dims))
     return signalPassFailure();
   TargetAttr targetAttr = TargetAttr::lookup(module);

@@ -117,7 +117,7 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
       return signalPassFailure();
     }
     func::FuncOp func = *funcs.begin();
-    FailureOr<BatchDims> dims = BatchDims::compute(func);
+    const FailureOr<BatchDims> &dims = getChildAnalysis<BatchDimsAnalysis>(func).dims;
     if (failed(dims) || failed(checkStepContract(func, *dims, target.getSystems())))
       return signalPassFailure();
     ::wsc::model::TargetSpec spec = toTargetSpec(target);
@@ -174,6 +174,8 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
                    "mode " + stringifyExecutionMode(chosen) +
                        (forced ? " (forced)" : " (auto)") + ": " + numbers);
     module->setAttr(WSCDialect::getModeAttrName(), ExecutionModeAttr::get(&getContext(), chosen));
+    // Only the module's attribute changed.
+    markAnalysesPreserved<BatchDimsAnalysis>();
   }
 };
 

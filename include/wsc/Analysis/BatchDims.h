@@ -45,6 +45,16 @@ private:
   int64_t globalBatch = 0;
 };
 
+/// BatchDims as a pass analysis of a function (Pass::getChildAnalysis), so
+/// that a pass which leaves the function's ops as they are hands it on by
+/// marking it preserved (wsc-select-mode, wsc-micro-batch). A failure is
+/// diagnosed once, by the pass that first asks.
+struct BatchDimsAnalysis {
+  explicit BatchDimsAnalysis(Operation *func)
+      : dims(BatchDims::compute(llvm::cast<func::FuncOp>(func))) {}
+  FailureOr<BatchDims> dims;
+};
+
 /// Fails, at the offending op, when a sum over the batch dim (a per-system
 /// partial once the batch is sharded over `systems`) flows back into
 /// per-sample values: only the loss and weight gradients, which SwarmX sums,
