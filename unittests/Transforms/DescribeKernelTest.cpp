@@ -216,8 +216,8 @@ func.func @f(%x: tensor<2x3x8x8xf32> {wsc.input = 0 : i64},
   EXPECT_EQ(d.desc.operands[0].dims, (std::vector<std::string>{"n", "ci", "h", "w"}));
 }
 
-TEST_F(DescribeKernelTest, FailsWithoutAStructuredOp) {
-  module = parseSourceString<ModuleOp>(R"mlir(
+/// A kernel that only passes its input on: nothing for the cost model.
+const char *kCopyOnly = R"mlir(
 func.func @f(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
   %y = wsc.kernel "copy" layer("copy") phase(<forward>) (%x) : (tensor<8x4xf32>) -> tensor<8x4xf32> {
   ^bb0(%a: tensor<8x4xf32>):
@@ -225,8 +225,10 @@ func.func @f(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
   }
   return %y : tensor<8x4xf32>
 }
-)mlir",
-                                       &context);
+)mlir";
+
+TEST_F(DescribeKernelTest, FailsWithoutAStructuredOp) {
+  module = parseSourceString<ModuleOp>(kCopyOnly, &context);
   auto func = *module->getOps<func::FuncOp>().begin();
   FailureOr<BatchDims> dims = BatchDims::compute(func);
   ASSERT_TRUE(succeeded(dims));
@@ -282,16 +284,7 @@ TEST_F(DescribeKernelTest, KeptDescriptionsRescaleToEachSizeAsDescribingAgainWou
 }
 
 TEST_F(DescribeKernelTest, KeptDescriptionsKeepWhyAKernelIsNotDescribed) {
-  module = parseSourceString<ModuleOp>(R"mlir(
-func.func @f(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
-  %y = wsc.kernel "copy" layer("copy") phase(<forward>) (%x) : (tensor<8x4xf32>) -> tensor<8x4xf32> {
-  ^bb0(%a: tensor<8x4xf32>):
-    wsc.yield %a : tensor<8x4xf32>
-  }
-  return %y : tensor<8x4xf32>
-}
-)mlir",
-                                       &context);
+  module = parseSourceString<ModuleOp>(kCopyOnly, &context);
   auto func = *module->getOps<func::FuncOp>().begin();
   FailureOr<BatchDims> dims = BatchDims::compute(func);
   ASSERT_TRUE(succeeded(dims));
