@@ -11,6 +11,7 @@
 
 #include "wsc/Analysis/DescribeKernel.h"
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/KernelDescriptions.h"
 #include "wsc/Analysis/StepSram.h"
 #include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
@@ -478,6 +479,7 @@ struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLa
     options.report = report;
     options.allowSramOverflow = allowSramOverflow;
     options.offloadActivations = offloadActivations;
+    options.descriptions = &getAnalysis<KernelDescriptionsAnalysis>().descriptions;
     int64_t systems = TargetAttr::lookup(module).getSystems();
     for (auto func : module.getOps<func::FuncOp>()) {
       const FailureOr<BatchDims> &dims = getChildAnalysis<BatchDimsAnalysis>(func).dims;
@@ -487,6 +489,9 @@ struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLa
                                options)))
         return signalPassFailure();
     }
+    // Layouts are attributes, and BatchDims::lookup follows a conversion to
+    // its input: every batch dim is as it was.
+    markAnalysesPreserved<BatchDimsAnalysis>();
   }
 };
 } // namespace

@@ -77,6 +77,13 @@ struct KernelPlan {
   }
 };
 
+/// The function-level values a kernel reads, and those of its own it
+/// yields to the rest of the function.
+struct KernelBoundary {
+  llvm::SetVector<Value> inputs;
+  SmallVector<Value> results;
+};
+
 /// Ops that are steps of their own between kernels.
 bool isStepMark(Operation *op) {
   return llvm::isa<StripPaddingOp, RestorePaddingOp, AllReduceOp>(op);
@@ -99,7 +106,8 @@ private:
   SmallVector<KernelPlan *> orderKernels();
   KernelPlan *splitReadyPart(ArrayRef<KernelPlan *> pending,
                              const DenseSet<Operation *> &scheduled);
-  void buildKernel(KernelPlan &plan, OpBuilder &builder);
+  KernelBoundary boundaryOf(KernelPlan &plan);
+  void buildKernel(KernelPlan &plan, const KernelBoundary &boundary, OpBuilder &builder);
   void collectInputs(Value value, KernelPlan &plan,
                      llvm::SetVector<Value> &inputs);
   Value materialize(Value value, OpBuilder &builder, IRMapping &mapping);
@@ -125,6 +133,7 @@ private:
   std::map<std::string, unsigned> partsOf;        // base name -> pieces so far
   DenseMap<Operation *, KernelPlan *> kernelOf;
   DenseMap<Value, Value> replacement;             // original -> kernel result
+  DenseSet<Operation *> moved;                    // now in a kernel's body
   DenseMap<Operation *, SmallVector<Operation *, 4>> producers;
 };
 
@@ -495,7 +504,24 @@ Value KernelFormer::materialize(Value value, OpBuilder &builder,
   return clone->getResult(llvm::cast<OpResult>(value).getResultNumber());
 }
 
-void KernelFormer::buildKernel(KernelPlan &plan, OpBuilder &builder) {
+KernelBoundary KernelFormer::boundaryOf(KernelPlan &plan) {
+  KernelBoundary boundary;
+  for (Operation *op : plan.ops)
+    forEachUsedValue(op, [&](Value value) { collectInputs(value, plan, boundary.inputs); });
+  for (Operation *op : plan.ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            auto it = kernelOf.find(user);
+            return it == kernelOf.end() || it->second != &plan;
+          }))
+        boundary.results.push_back(result);
+  return boundary;
+}
+
+/// Moves the plan's ops into a new kernel; a step mark is cloned between
+/// kernels instead. Remat chains are cloned into each kernel that uses them.
+void KernelFormer::buildKernel(KernelPlan &plan, const KernelBoundary &boundary,
+                               OpBuilder &builder) {
   if (plan.mark) {
     Operation *op = plan.ops.front();
     IRMapping mapping;
@@ -505,40 +531,33 @@ void KernelFormer::buildKernel(KernelPlan &plan, OpBuilder &builder) {
     replacement[op->getResult(0)] = builder.clone(*op, mapping)->getResult(0);
     return;
   }
-  llvm::SetVector<Value> inputs;
-  for (Operation *op : plan.ops)
-    forEachUsedValue(op, [&](Value value) { collectInputs(value, plan, inputs); });
-  SmallVector<Value> results;
-  for (Operation *op : plan.ops)
-    for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            auto it = kernelOf.find(user);
-            return it == kernelOf.end() || it->second != &plan;
-          }))
-        results.push_back(result);
-
   SmallVector<Value> operands;
-  for (Value input : inputs)
+  for (Value input : boundary.inputs)
     operands.push_back(replacement.lookup(input) ? replacement.lookup(input) : input);
-  auto kernel = KernelOp::create(builder, func.getLoc(), ValueRange(results).getTypes(), plan.name(), plan.layer,
-      plan.phase, operands);
+  auto kernel = KernelOp::create(builder, func.getLoc(), ValueRange(boundary.results).getTypes(),
+                                 plan.name(), plan.layer, plan.phase, operands);
   if (!plan.ops.empty())
     kernel->setLoc(plan.ops.front()->getLoc());
 
   IRMapping mapping;
   Block &body = kernel.getBodyBlock();
-  for (auto [input, arg] : llvm::zip(inputs, body.getArguments()))
+  for (auto [input, arg] : llvm::zip(boundary.inputs, body.getArguments()))
     mapping.map(input, arg);
   OpBuilder inner = OpBuilder::atBlockEnd(&body);
   for (Operation *op : plan.ops) {
+    // Values of earlier kernels are inputs already, and this kernel's own
+    // are in its body: what is left to clone in is a remat chain.
     forEachUsedValue(op, [&](Value value) { materialize(value, inner, mapping); });
-    inner.clone(*op, mapping);
+    op->moveBefore(&body, body.end());
+    op->walk([&](Operation *nested) {
+      for (OpOperand &operand : nested->getOpOperands())
+        if (Value mapped = mapping.lookupOrNull(operand.get()))
+          operand.set(mapped);
+    });
+    moved.insert(op);
   }
-  SmallVector<Value> yielded;
-  for (Value result : results)
-    yielded.push_back(mapping.lookup(result));
-  YieldOp::create(inner, func.getLoc(), yielded);
-  for (auto [original, result] : llvm::zip(results, kernel.getResults()))
+  YieldOp::create(inner, func.getLoc(), boundary.results);
+  for (auto [original, result] : llvm::zip(boundary.results, kernel.getResults()))
     replacement[original] = result;
 }
 
@@ -546,14 +565,24 @@ LogicalResult KernelFormer::run() {
   if (failed(classifyValues()) || failed(assignOps()))
     return failure();
   SmallVector<KernelPlan *> sorted = orderKernels();
+  // Every boundary is found before the first op moves: a moved op's
+  // values are no longer the function's (forEachUsedValue).
+  std::vector<KernelBoundary> boundaries;
+  boundaries.reserve(sorted.size());
+  for (KernelPlan *plan : sorted)
+    boundaries.push_back(plan->mark ? KernelBoundary() : boundaryOf(*plan));
   Operation *terminator = func.getBody().front().getTerminator();
   OpBuilder builder(terminator);
-  for (KernelPlan *plan : sorted)
-    buildKernel(*plan, builder);
+  for (auto [plan, boundary] : llvm::zip(sorted, boundaries))
+    buildKernel(*plan, boundary, builder);
   for (OpOperand &operand : terminator->getOpOperands())
     if (Value replaced = replacement.lookup(operand.get()))
       operand.set(replaced);
+  // What is left in the function's block: remat chains and step marks,
+  // cloned where they are used.
   for (Operation *op : llvm::reverse(order)) {
+    if (moved.contains(op))
+      continue;
     op->dropAllUses();
     op->erase();
   }

@@ -62,9 +62,11 @@ struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     bool pads = getOperation().walk([](tensor::PadOp) { return WalkResult::interrupt(); })
                     .wasInterrupted();
+    bool foldedPads = false, rewritten = false;
     RewritePatternSet padAmounts(&getContext());
     padAmounts.add<FoldConstantPadAmounts>(&getContext());
-    if (pads && failed(applyPatternsGreedily(getOperation(), std::move(padAmounts), config)))
+    if (pads && failed(applyPatternsGreedily(getOperation(), std::move(padAmounts), config,
+                                             &foldedPads)))
       return signalPassFailure();
     // Kernels run static shapes: check every pad before rewriting any.
     WalkResult result = getOperation().walk([](tensor::PadOp pad) {
@@ -85,7 +87,7 @@ struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
     // torch-mlir's shape checks fold to true on static shapes (the driver
     // folds their arith and tensor.dim), and a true assert is erased.
     cf::AssertOp::getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config, &rewritten)))
       return signalPassFailure();
     // An assert left outside a kernel body could fail at run time, where
     // nothing would check it.
@@ -102,7 +104,10 @@ struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
       return WalkResult::interrupt();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // Already-legal input is left as it was, and need not be verified again.
+    if (!foldedPads && !rewritten)
+      markAllAnalysesPreserved();
   }
 };
 

@@ -39,7 +39,7 @@ struct LowerWeightStreamingPass
   }
 
   LogicalResult lower(ModuleOp module, func::FuncOp func, StreamDType dtype) {
-    FailureOr<BatchDims> dims = BatchDims::compute(func);
+    const FailureOr<BatchDims> &dims = getChildAnalysis<BatchDimsAnalysis>(func).dims;
     if (failed(dims) ||
         failed(checkShardable(func, *dims, TargetAttr::lookup(module).getSystems())))
       return failure();

@@ -324,7 +324,7 @@ void MicroBatchPass::runOnOperation() {
     return dropOneSystemTotals(module);
   // Each size's trial took back what it wrote: only the module's
   // attributes changed.
-  markAnalysesPreserved<BatchDimsAnalysis>();
+  markAnalysesPreserved<BatchDimsAnalysis, KernelDescriptionsAnalysis>();
 }
 
 void MicroBatchPass::decide(ModuleOp module) {
@@ -408,7 +408,7 @@ void MicroBatchPass::decide(ModuleOp module) {
   std::vector<KernelStreams> streams = kernelStreams(func, weightBytes, gradientBytes);
   bool explore = microBatch.mode == MicroBatchMode::Explore;
   std::vector<Candidate> candidates;
-  KernelDescriptions descriptions;
+  KernelDescriptions &descriptions = getAnalysis<KernelDescriptionsAnalysis>().descriptions;
   const Candidate *best = nullptr;
   candidates.reserve(sizes.size());
   for (int64_t size : sizes) {

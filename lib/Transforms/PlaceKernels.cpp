@@ -59,7 +59,7 @@ struct PlaceKernelsPass : public mlir::wsc::impl::WSCPlaceKernelsBase<PlaceKerne
   }
 
   LogicalResult placeFunction(ModuleOp module, func::FuncOp func) {
-    FailureOr<BatchDims> dims = BatchDims::compute(func);
+    const FailureOr<BatchDims> &dims = getChildAnalysis<BatchDimsAnalysis>(func).dims;
     if (failed(dims))
       return failure();
     // Variable tensor shape: size ragged work for the expected sample.

@@ -194,6 +194,9 @@ public:
     return success();
   }
 
+  /// Whether run() inserted any all-reduce.
+  bool allReduced() const { return !totals.empty(); }
+
 private:
   /// Keeps `op`'s results partial where they are linear in partial
   /// operands; otherwise gives it the totals.
@@ -279,13 +282,22 @@ struct SyncBatchStatisticsPass
     // is not verified again.
     if (TargetAttr::lookup(module).getSystems() == 1 && !microBatches)
       return markAllAnalysesPreserved();
+    bool synced = false;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
       FailureOr<BatchDims> dims = BatchDims::compute(func);
-      if (failed(dims) || failed(BatchStatisticsSync(func, *dims).run()))
+      if (failed(dims))
         return signalPassFailure();
+      BatchStatisticsSync sync(func, *dims);
+      if (failed(sync.run()))
+        return signalPassFailure();
+      synced |= sync.allReduced();
     }
+    // A step without batch statistics (no norm over the batch) is left as
+    // it was.
+    if (!synced)
+      markAllAnalysesPreserved();
   }
 };
 

@@ -38,6 +38,14 @@ private:
   DenseMap<Operation *, Kept> kept;
 };
 
+/// KernelDescriptions as a pass analysis of a module. wsc-micro-batch,
+/// whose trials leave the kernels as they were, hands it on to
+/// wsc-assign-layouts, which chooses layouts for the size decided.
+struct KernelDescriptionsAnalysis {
+  explicit KernelDescriptionsAnalysis(Operation *) {}
+  KernelDescriptions descriptions;
+};
+
 } // namespace mlir::wsc
 
 #endif // WSC_ANALYSIS_KERNELDESCRIPTIONS_H
