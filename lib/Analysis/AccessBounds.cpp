@@ -58,11 +58,12 @@ LogicalResult mlir::wsc::checkAccessBounds(linalg::LinalgOp op) {
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   if (extents.size() != op.getNumLoops() || llvm::is_contained(extents, 0))
     return success(); // no loop ranges, or an empty iteration space: no access
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray(); // built once
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = llvm::dyn_cast<ShapedType>(operand.get().getType());
     if (!type || !type.hasRank())
       continue;
-    AffineMap map = op.getMatchingIndexingMap(&operand);
+    AffineMap map = maps[operand.getOperandNumber()];
     for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
       int64_t size = type.getDimSize(dim);
       std::optional<Interval> range = rangeOf(expr, extents);

@@ -69,9 +69,14 @@ struct Solver {
     for (OpOperand &operand : op->getOpOperands())
       if (auto dim = get(operand.get()))
         noteLoop(maps[operand.getOperandNumber()], *dim, innerOf(operand.get()));
+    // A result's map is its init operand's: named ops build their maps
+    // anew on every call, so they are built once here.
+    auto resultMap = [&](OpResult result) {
+      return maps[op.getNumDpsInputs() + result.getResultNumber()];
+    };
     for (OpResult result : op->getResults())
       if (auto dim = get(result))
-        noteLoop(op.getIndexingMapMatchingResult(result), *dim, innerOf(result));
+        noteLoop(resultMap(result), *dim, innerOf(result));
     if (!batchLoop)
       return;
     auto propagate = [&](Value value, AffineMap map) {
@@ -83,7 +88,7 @@ struct Solver {
     for (OpOperand &operand : op->getOpOperands())
       propagate(operand.get(), maps[operand.getOperandNumber()]);
     for (OpResult result : op->getResults())
-      propagate(result, op.getIndexingMapMatchingResult(result));
+      propagate(result, resultMap(result));
   }
 
   /// A reshape moves the batch into the dim its group merges into (or splits

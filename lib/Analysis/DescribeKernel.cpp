@@ -195,12 +195,14 @@ void Describer::followBody() {
     if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
       SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
       SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
+      // Named ops build their maps anew on every call: once here.
+      SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
       for (auto [d, range] : llvm::enumerate(ranges))
         loops[{&op, unsigned(d)}] = classes.fresh(range);
       for (OpOperand &operand : op.getOpOperands()) {
         if (!isTensor(operand.get()))
           continue;
-        AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+        AffineMap map = maps[operand.getOperandNumber()];
         Value tied = linalgOp.isDpsInit(&operand) ? Value(linalgOp.getTiedOpResult(&operand))
                                                   : Value();
         for (auto [i, expr] : llvm::enumerate(map.getResults())) {

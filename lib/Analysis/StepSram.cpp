@@ -8,6 +8,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::wsc;
@@ -156,7 +157,17 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
 
   // The live sum at each kernel and conversion (which holds its input and
   // its output at once, as the emulator counts it); the first maximum wins.
-  // A conversion's peak is reported at the kernel it converts for.
+  // A conversion's peak is reported at the kernel it converts for. The sums
+  // at every position, from the intervals' starts and ends in one pass.
+  std::vector<int64_t> liveAt(end + 1, 0);
+  for (const Interval &i : resident) {
+    if (i.last < i.def)
+      continue;
+    liveAt[i.def] += i.value.bytes;
+    liveAt[i.last + 1] -= i.value.bytes;
+  }
+  std::partial_sum(liveAt.begin(), liveAt.end(), liveAt.begin());
+  int64_t peakAt = -1;
   for (Operation &op : body) {
     KernelOp kernel = llvm::dyn_cast<KernelOp>(op);
     if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op))
@@ -166,19 +177,16 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
             kernel = consumer;
     if (!kernel)
       continue;
-    int64_t at = position.lookup(&op), bytes = 0;
-    for (const Interval &i : resident)
-      if (i.def <= at && at <= i.last)
-        bytes += i.value.bytes;
-    if (bytes <= peak.bytes)
+    int64_t at = position.lookup(&op);
+    if (liveAt[at] <= peak.bytes)
       continue;
-    peak.bytes = bytes;
+    peak.bytes = liveAt[at];
     peak.at = kernel;
-    peak.live.clear();
-    for (const Interval &i : resident)
-      if (i.def <= at && at <= i.last)
-        peak.live.push_back(i.value);
+    peakAt = at;
   }
+  for (const Interval &i : resident)
+    if (i.def <= peakAt && peakAt <= i.last)
+      peak.live.push_back(i.value);
   llvm::stable_sort(peak.live, [](const LiveValue &a, const LiveValue &b) {
     return a.bytes > b.bytes;
   });

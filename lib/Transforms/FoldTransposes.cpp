@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "wsc-fold-transposes"
@@ -48,16 +49,25 @@ struct FoldTransposesPass
     // would only walk it again after every rewrite round.
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    WalkResult result = getOperation().walk([&](KernelOp kernel) {
-      if (failed(applyPatternsGreedily(kernel.getBody(), generalizePatterns, config)) ||
-          failed(applyPatternsGreedily(kernel.getBody(), fusePatterns, config))) {
-        kernel.emitError("folding transposes did not converge");
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+    // Kernels are isolated from above, so their bodies are rewritten in
+    // parallel, as a pass manager runs nested passes. A kernel nested in
+    // another is rewritten with it.
+    SmallVector<KernelOp> kernels;
+    getOperation().walk<WalkOrder::PreOrder>([&](KernelOp kernel) {
+      kernels.push_back(kernel);
+      return WalkResult::skip();
     });
-    if (result.wasInterrupted())
-      signalPassFailure();
+    SmallVector<char> converged(kernels.size(), true);
+    parallelFor(&getContext(), 0, kernels.size(), [&](size_t i) {
+      Region &body = kernels[i].getBody();
+      converged[i] = succeeded(applyPatternsGreedily(body, generalizePatterns, config)) &&
+                     succeeded(applyPatternsGreedily(body, fusePatterns, config));
+    });
+    for (auto [kernel, ok] : llvm::zip(kernels, converged))
+      if (!ok) {
+        kernel.emitError("folding transposes did not converge");
+        return signalPassFailure();
+      }
   }
 };
 

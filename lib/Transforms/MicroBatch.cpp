@@ -159,7 +159,7 @@ public:
     StringRef name = WSCDialect::getMicroBatchAttrName();
     microBatch = module->getAttr(name);
     module->setAttr(name, IntegerAttr::get(IntegerType::get(module.getContext(), 64), size));
-    func.walk([&](Operation *op) {
+    forEachStepOp([&](Operation *op) {
       if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
         if (!kernel.getOperandLayouts())
           withoutOperandLayouts.push_back(kernel);
@@ -181,8 +181,8 @@ public:
     // A conversion reads a kernel's result (insertConversions), never
     // another conversion.
     SmallVector<LayoutConvertOp> inserted;
-    func.walk([&](LayoutConvertOp convert) {
-      if (!conversions.contains(convert))
+    forEachStepOp([&](Operation *op) {
+      if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op); convert && !conversions.contains(op))
         inserted.push_back(convert);
     });
     for (LayoutConvertOp convert : inserted) {
@@ -196,6 +196,15 @@ public:
   }
 
 private:
+  /// The step's ops outside kernel bodies, where kernels and conversions
+  /// are: a kernel's body holds neither.
+  void forEachStepOp(function_ref<void(Operation *)> fn) {
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      fn(op);
+      return llvm::isa<KernelOp>(op) ? WalkResult::skip() : WalkResult::advance();
+    });
+  }
+
   ModuleOp module;
   func::FuncOp func;
   Attribute microBatch;

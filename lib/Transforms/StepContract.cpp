@@ -119,8 +119,9 @@ LogicalResult checkIndexingMaps(func::FuncOp func) {
     if (failed(checkAccessBounds(op)))
       return WalkResult::interrupt();
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray(); // built once
     for (OpOperand &init : op.getDpsInitsMutable()) {
-      AffineMap map = op.getMatchingIndexingMap(&init);
+      AffineMap map = maps[init.getOperandNumber()];
       for (unsigned d = 0; d < map.getNumDims(); ++d) {
         if (iterators[d] != utils::IteratorType::reduction)
           continue;
