@@ -2,6 +2,8 @@
 
 #include "wsc/Analysis/KernelDescriptions.h"
 
+#include "mlir/IR/Threading.h"
+
 using namespace mlir;
 using namespace mlir::wsc;
 
@@ -11,16 +13,39 @@ static bool scalesBatch(const BatchDims &dims, const DescribeOptions &options) {
   return options.localBatch > 0 && dims.getGlobalBatch() > 0;
 }
 
+bool KernelDescriptions::reusable(const Kept &k, const BatchDims &dims,
+                                  const DescribeOptions &options) {
+  return k.dims == &dims && scalesBatch(dims, options) && scalesBatch(dims, k.options) &&
+         k.options.weightBytes == options.weightBytes &&
+         k.options.gradientBytes == options.gradientBytes;
+}
+
+void KernelDescriptions::prepare(ArrayRef<KernelOp> kernels, const BatchDims &dims,
+                                 const DescribeOptions &options) {
+  SmallVector<KernelOp> fresh;
+  for (KernelOp kernel : kernels) {
+    auto it = kept.find(kernel.getOperation());
+    if (it == kept.end() || !reusable(it->second, dims, options))
+      fresh.push_back(kernel);
+  }
+  if (fresh.empty())
+    return;
+  std::vector<Kept> described(fresh.size());
+  parallelFor(fresh.front().getContext(), 0, fresh.size(), [&](size_t i) {
+    described[i].dims = &dims;
+    described[i].options = options;
+    described[i].described = describeKernel(fresh[i], dims, options, described[i].whyNot);
+  });
+  for (auto [kernel, k] : llvm::zip(fresh, described))
+    kept[kernel.getOperation()] = std::move(k);
+}
+
 FailureOr<KernelDescription> KernelDescriptions::describe(KernelOp kernel, const BatchDims &dims,
                                                           const DescribeOptions &options,
                                                           std::string &whyNot) {
   auto [it, inserted] = kept.try_emplace(kernel.getOperation());
   Kept &k = it->second;
-  bool reusable = !inserted && k.dims == &dims && scalesBatch(dims, options) &&
-                  scalesBatch(dims, k.options) &&
-                  k.options.weightBytes == options.weightBytes &&
-                  k.options.gradientBytes == options.gradientBytes;
-  if (!reusable) {
+  if (inserted || !reusable(k, dims, options)) {
     k.dims = &dims;
     k.options = options;
     k.whyNot.clear();

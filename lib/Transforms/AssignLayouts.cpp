@@ -340,9 +340,10 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
   options.weightBytes = getByteWidth(targetAttr.getWeightDtype());
   options.gradientBytes = getByteWidth(targetAttr.getGradientDtype());
 
-  // Each kernel is described as the walk over the chains reaches it, so
-  // a size that does not fit fails at its first kernel that does not
-  // (wsc-micro-batch tries several).
+  // Each kernel is described as the walk over the chains reaches it (kept
+  // descriptions are made up front, in parallel), so a size that does not
+  // fit fails at its first kernel that does not (wsc-micro-batch tries
+  // several).
   auto describe = [&](Planned &planned) -> LogicalResult {
     KernelOp kernel = planned.op;
     if (kernel.getOperandLayouts() || kernel.getResultLayouts()) {
@@ -379,7 +380,17 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
   // one's result; the choice trades kernel cycles against conversions
   // along a chain.
   std::vector<Planned> kernels;
-  func.walk([&](KernelOp kernel) { kernels.push_back({kernel, std::nullopt, ""}); });
+  func.walk<WalkOrder::PreOrder>([&](KernelOp kernel) {
+    kernels.push_back({kernel, std::nullopt, ""});
+    return WalkResult::skip(); // a body holds no kernel
+  });
+  if (assignOptions.descriptions) {
+    SmallVector<KernelOp> chosen; // those without given layouts
+    for (Planned &planned : kernels)
+      if (!planned.op.getOperandLayouts() && !planned.op.getResultLayouts())
+        chosen.push_back(planned.op);
+    assignOptions.descriptions->prepare(chosen, batchDims, options);
+  }
   SmallVector<Planned *> chain;
   auto flush = [&]() -> LogicalResult {
     LogicalResult result = chain.empty() ? success() : choose(chain);

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <set>
@@ -95,20 +96,37 @@ void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
   // Sums over the kernels of one micro-batch of `size`, then of `last`.
   double compute[2] = {0, 0}, busy[2] = {0, 0}, stream = 0, bytes = 0, gradientElements = 0;
   int parts = c.last == c.size ? 1 : 2;
+  // Kernels and conversions are the step's own ops. Each kernel's cycles
+  // are estimated in parallel (they only read the IR); the sums below keep
+  // program order, so the step's time is the same to the last bit.
+  SmallVector<Operation *> stepOps;
+  SmallVector<KernelOp> kernels;
+  for (Operation &op : func.getBody().front())
+    if (llvm::isa<LayoutConvertOp, KernelOp>(op)) {
+      stepOps.push_back(&op);
+      if (auto kernel = llvm::dyn_cast<KernelOp>(op))
+        kernels.push_back(kernel);
+    }
+  std::vector<double> cycles(kernels.size() * parts);
+  parallelFor(func.getContext(), 0, kernels.size(), [&](size_t i) {
+    const KernelDescription *description = described ? described->lookup(kernels[i]) : nullptr;
+    for (int part = 0; part < parts; ++part)
+      cycles[i * parts + part] =
+          estimateKernel(kernels[i], dims, part == 0 ? c.size : c.last, target, description)
+              .cycles;
+  });
   size_t k = 0;
-  func.walk([&](Operation *op) {
+  for (Operation *op : stepOps) {
     if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
       for (int part = 0; part < parts; ++part) {
         double seconds = conversionSeconds(convert, dims, part == 0 ? c.size : c.last, target);
         compute[part] += seconds;
         busy[part] += seconds;
       }
-      return;
+      continue;
     }
-    auto kernel = llvm::dyn_cast<KernelOp>(op);
-    if (!kernel)
-      return;
-    KernelStreams s = streams[k++];
+    auto kernel = llvm::cast<KernelOp>(op);
+    KernelStreams s = streams[k];
     if (auto it = offloads.find(kernel); it != offloads.end()) {
       s.inBytes += it->second.inBytes;
       s.outBytes += it->second.outBytes;
@@ -117,14 +135,13 @@ void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
     stream += seconds;
     bytes += s.inBytes + s.outBytes;
     gradientElements += s.gradientElements;
-    const KernelDescription *description = described ? described->lookup(kernel) : nullptr;
     for (int part = 0; part < parts; ++part) {
-      int64_t samples = part == 0 ? c.size : c.last;
-      double cycles = estimateKernel(kernel, dims, samples, target, description).cycles;
-      compute[part] += cycles / target.clockHz;
-      busy[part] += std::max(cycles / target.clockHz, seconds);
+      double kernelSeconds = cycles[k * parts + part] / target.clockHz;
+      compute[part] += kernelSeconds;
+      busy[part] += std::max(kernelSeconds, seconds);
     }
-  });
+    ++k;
+  }
   int64_t full = c.last == c.size ? c.count : c.count - 1;
   c.compute = double(full) * compute[0] + compute[1];
   c.stream = double(c.count) * stream;

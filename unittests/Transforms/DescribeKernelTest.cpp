@@ -27,24 +27,33 @@ protected:
                         tensor::TensorDialect, arith::ArithDialect>();
   }
 
-  /// The description of the only kernel of `source`.
-  KernelDescription describe(StringRef source, int64_t localBatch = 0) {
+  /// The only kernel of `source`, with its function's batch dims in `dims`.
+  KernelOp parseKernel(StringRef source) {
     module = parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module);
+    if (!module)
+      return {};
     auto func = *module->getOps<func::FuncOp>().begin();
-    FailureOr<BatchDims> dims = BatchDims::compute(func);
-    EXPECT_TRUE(succeeded(dims));
-    KernelOp kernel = *func.getOps<KernelOp>().begin();
+    FailureOr<BatchDims> computed = BatchDims::compute(func);
+    EXPECT_TRUE(succeeded(computed));
+    dims = succeeded(computed) ? std::move(*computed) : BatchDims();
+    return *func.getOps<KernelOp>().begin();
+  }
+
+  /// The description of the only kernel of `source`.
+  KernelDescription describe(StringRef source, int64_t localBatch = 0) {
+    KernelOp kernel = parseKernel(source);
     DescribeOptions options;
     options.localBatch = localBatch;
     std::string whyNot;
-    FailureOr<KernelDescription> described = describeKernel(kernel, *dims, options, whyNot);
+    FailureOr<KernelDescription> described = describeKernel(kernel, dims, options, whyNot);
     EXPECT_TRUE(succeeded(described)) << whyNot;
     return succeeded(described) ? *described : KernelDescription{};
   }
 
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
+  BatchDims dims;
 };
 
 std::string dimsText(const model::KernelDesc &k) {
@@ -228,12 +237,10 @@ func.func @f(%x: tensor<8x4xf32> {wsc.input = 0 : i64}) -> tensor<8x4xf32> {
 )mlir";
 
 TEST_F(DescribeKernelTest, FailsWithoutAStructuredOp) {
-  module = parseSourceString<ModuleOp>(kCopyOnly, &context);
-  auto func = *module->getOps<func::FuncOp>().begin();
-  FailureOr<BatchDims> dims = BatchDims::compute(func);
-  ASSERT_TRUE(succeeded(dims));
+  KernelOp kernel = parseKernel(kCopyOnly);
+  ASSERT_TRUE(kernel);
   std::string whyNot;
-  EXPECT_TRUE(failed(describeKernel(*func.getOps<KernelOp>().begin(), *dims, {}, whyNot)));
+  EXPECT_TRUE(failed(describeKernel(kernel, dims, {}, whyNot)));
   EXPECT_EQ(whyNot, "no structured op over static tensors in its body");
 }
 
@@ -252,12 +259,8 @@ std::string descriptionText(const KernelDescription &d) {
 }
 
 TEST_F(DescribeKernelTest, KeptDescriptionsRescaleToEachSizeAsDescribingAgainWould) {
-  module = parseSourceString<ModuleOp>(kLinear, &context);
-  ASSERT_TRUE(module);
-  auto func = *module->getOps<func::FuncOp>().begin();
-  FailureOr<BatchDims> dims = BatchDims::compute(func);
-  ASSERT_TRUE(succeeded(dims));
-  KernelOp kernel = *func.getOps<KernelOp>().begin();
+  KernelOp kernel = parseKernel(kLinear);
+  ASSERT_TRUE(kernel);
   KernelDescriptions kept;
   EXPECT_EQ(kept.lookup(kernel), nullptr);
   // Larger, smaller, uneven and back: each as a fresh description says.
@@ -265,8 +268,8 @@ TEST_F(DescribeKernelTest, KeptDescriptionsRescaleToEachSizeAsDescribingAgainWou
     DescribeOptions options;
     options.localBatch = size;
     std::string keptWhy, freshWhy;
-    FailureOr<KernelDescription> fromKept = kept.describe(kernel, *dims, options, keptWhy);
-    FailureOr<KernelDescription> fresh = describeKernel(kernel, *dims, options, freshWhy);
+    FailureOr<KernelDescription> fromKept = kept.describe(kernel, dims, options, keptWhy);
+    FailureOr<KernelDescription> fresh = describeKernel(kernel, dims, options, freshWhy);
     ASSERT_TRUE(succeeded(fromKept) && succeeded(fresh)) << size;
     EXPECT_EQ(descriptionText(*fromKept), descriptionText(*fresh)) << size;
     EXPECT_EQ(fromKept->desc.dim("b")->size, size);
@@ -277,27 +280,50 @@ TEST_F(DescribeKernelTest, KeptDescriptionsRescaleToEachSizeAsDescribingAgainWou
   wide.localBatch = 2;
   wide.weightBytes = 4;
   std::string why;
-  FailureOr<KernelDescription> widened = kept.describe(kernel, *dims, wide, why);
+  FailureOr<KernelDescription> widened = kept.describe(kernel, dims, wide, why);
   ASSERT_TRUE(succeeded(widened));
   EXPECT_EQ(descriptionText(*widened),
-            descriptionText(*describeKernel(kernel, *dims, wide, why)));
+            descriptionText(*describeKernel(kernel, dims, wide, why)));
 }
 
 TEST_F(DescribeKernelTest, KeptDescriptionsKeepWhyAKernelIsNotDescribed) {
-  module = parseSourceString<ModuleOp>(kCopyOnly, &context);
-  auto func = *module->getOps<func::FuncOp>().begin();
-  FailureOr<BatchDims> dims = BatchDims::compute(func);
-  ASSERT_TRUE(succeeded(dims));
-  KernelOp kernel = *func.getOps<KernelOp>().begin();
+  KernelOp kernel = parseKernel(kCopyOnly);
+  ASSERT_TRUE(kernel);
   KernelDescriptions kept;
   for (int64_t size : {4, 2}) {
     DescribeOptions options;
     options.localBatch = size;
     std::string whyNot;
-    EXPECT_TRUE(failed(kept.describe(kernel, *dims, options, whyNot)));
+    EXPECT_TRUE(failed(kept.describe(kernel, dims, options, whyNot)));
     EXPECT_EQ(whyNot, "no structured op over static tensors in its body");
   }
   EXPECT_EQ(kept.lookup(kernel), nullptr);
+}
+
+TEST_F(DescribeKernelTest, PreparedDescriptionsAreTheOnesDescribeWouldMake) {
+  for (const char *source : {kLinear, kCopyOnly}) {
+    KernelOp kernel = parseKernel(source);
+    ASSERT_TRUE(kernel);
+    KernelDescriptions kept;
+    DescribeOptions options;
+    options.localBatch = 4;
+    kept.prepare({kernel}, dims, options);
+    std::string freshWhy;
+    FailureOr<KernelDescription> fresh = describeKernel(kernel, dims, options, freshWhy);
+    EXPECT_EQ(kept.lookup(kernel) != nullptr, succeeded(fresh));
+    // Then at another size, rescaled from the prepared one.
+    for (int64_t size : {4, 2}) {
+      options.localBatch = size;
+      std::string keptWhy;
+      freshWhy.clear();
+      FailureOr<KernelDescription> fromKept = kept.describe(kernel, dims, options, keptWhy);
+      fresh = describeKernel(kernel, dims, options, freshWhy);
+      ASSERT_EQ(succeeded(fromKept), succeeded(fresh)) << size;
+      EXPECT_EQ(keptWhy, freshWhy);
+      if (succeeded(fresh))
+        EXPECT_EQ(descriptionText(*fromKept), descriptionText(*fresh)) << size;
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//

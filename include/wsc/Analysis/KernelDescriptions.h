@@ -23,6 +23,12 @@ public:
   FailureOr<KernelDescription> describe(KernelOp kernel, const BatchDims &dims,
                                         const DescribeOptions &options, std::string &whyNot);
 
+  /// Describes, in parallel, those of `kernels` that describe() would
+  /// describe afresh: it then finds them kept. describeKernel only reads
+  /// the IR.
+  void prepare(ArrayRef<KernelOp> kernels, const BatchDims &dims,
+               const DescribeOptions &options);
+
   /// The description last made of `kernel`, at whichever size, or null.
   /// Which tensors it reads and whether they stream do not depend on the
   /// size (estimateKernel takes them).
@@ -35,6 +41,8 @@ private:
     FailureOr<KernelDescription> described = failure();
     std::string whyNot;
   };
+  /// Whether `k` can be rescaled to `options` rather than described anew.
+  static bool reusable(const Kept &k, const BatchDims &dims, const DescribeOptions &options);
   DenseMap<Operation *, Kept> kept;
 };
 
