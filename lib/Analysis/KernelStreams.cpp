@@ -22,7 +22,7 @@ std::vector<KernelStreams> mlir::wsc::kernelStreams(func::FuncOp func, int64_t w
     return type && type.hasStaticShape() ? double(type.getNumElements()) : 0.0;
   };
   std::vector<KernelStreams> streams;
-  func.walk([&](KernelOp kernel) {
+  for (KernelOp kernel : func.getBody().getOps<KernelOp>()) {
     KernelStreams s;
     for (Value input : kernel.getInputs())
       if (auto arg = llvm::dyn_cast<BlockArgument>(input))
@@ -34,7 +34,7 @@ std::vector<KernelStreams> mlir::wsc::kernelStreams(func::FuncOp func, int64_t w
         s.outBytes += elements(result) * double(gradientBytes);
       }
     streams.push_back(s);
-  });
+  }
   return streams;
 }
 
@@ -53,14 +53,14 @@ double mlir::wsc::weightStreamingStepSeconds(func::FuncOp func, const BatchDims 
                                              const model::TargetSpec &target) {
   double step = 0;
   size_t k = 0;
-  func.walk([&](Operation *op) {
+  for (Operation &op : func.getBody().getOps()) {
     if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
       double compute = estimateKernel(kernel, dims, samples, target).cycles / target.clockHz;
       step += std::max(compute, kernelStreamSeconds(streams[k++], target));
     } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
       step += conversionSeconds(convert, dims, samples, target);
     }
-  });
+  }
   return step;
 }
 

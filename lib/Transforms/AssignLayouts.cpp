@@ -380,10 +380,8 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
   // one's result; the choice trades kernel cycles against conversions
   // along a chain.
   std::vector<Planned> kernels;
-  func.walk<WalkOrder::PreOrder>([&](KernelOp kernel) {
+  for (KernelOp kernel : func.getBody().getOps<KernelOp>())
     kernels.push_back({kernel, std::nullopt, ""});
-    return WalkResult::skip(); // a body holds no kernel
-  });
   if (assignOptions.descriptions) {
     SmallVector<KernelOp> chosen; // those without given layouts
     for (Planned &planned : kernels)

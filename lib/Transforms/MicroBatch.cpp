@@ -101,7 +101,7 @@ void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
   // program order, so the step's time is the same to the last bit.
   SmallVector<Operation *> stepOps;
   SmallVector<KernelOp> kernels;
-  for (Operation &op : func.getBody().front())
+  for (Operation &op : func.getBody().getOps())
     if (llvm::isa<LayoutConvertOp, KernelOp>(op)) {
       stepOps.push_back(&op);
       if (auto kernel = llvm::dyn_cast<KernelOp>(op))
@@ -176,16 +176,16 @@ public:
     StringRef name = WSCDialect::getMicroBatchAttrName();
     microBatch = module->getAttr(name);
     module->setAttr(name, IntegerAttr::get(IntegerType::get(module.getContext(), 64), size));
-    forEachStepOp([&](Operation *op) {
+    for (Operation &op : func.getBody().getOps()) {
       if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
         if (!kernel.getOperandLayouts())
           withoutOperandLayouts.push_back(kernel);
         if (!kernel.getResultLayouts())
           withoutResultLayouts.push_back(kernel);
       } else if (llvm::isa<LayoutConvertOp>(op)) {
-        conversions.insert(op);
+        conversions.insert(&op);
       }
-    });
+    }
   }
   LayoutTrial(const LayoutTrial &) = delete;
   LayoutTrial &operator=(const LayoutTrial &) = delete;
@@ -198,10 +198,9 @@ public:
     // A conversion reads a kernel's result (insertConversions), never
     // another conversion.
     SmallVector<LayoutConvertOp> inserted;
-    forEachStepOp([&](Operation *op) {
-      if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op); convert && !conversions.contains(op))
+    for (auto convert : func.getBody().getOps<LayoutConvertOp>())
+      if (!conversions.contains(convert))
         inserted.push_back(convert);
-    });
     for (LayoutConvertOp convert : inserted) {
       convert.getOutput().replaceAllUsesWith(convert.getInput());
       convert.erase();
@@ -213,15 +212,6 @@ public:
   }
 
 private:
-  /// The step's ops outside kernel bodies, where kernels and conversions
-  /// are: a kernel's body holds neither.
-  void forEachStepOp(function_ref<void(Operation *)> fn) {
-    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      fn(op);
-      return llvm::isa<KernelOp>(op) ? WalkResult::skip() : WalkResult::advance();
-    });
-  }
-
   ModuleOp module;
   func::FuncOp func;
   Attribute microBatch;

@@ -25,7 +25,8 @@ struct KernelStreams {
   double gradientElements = 0;
 };
 
-/// Per kernel in walk order: the parameters it reads stream in at
+/// Per kernel of the step's body, in order (the kernels wsc-form-kernels
+/// makes; a kernel nested elsewhere is not the step's): the parameters it reads stream in at
 /// `weightBytes` per element, the gradients it returns stream out at
 /// `gradientBytes`.
 std::vector<KernelStreams> kernelStreams(func::FuncOp func, int64_t weightBytes,
