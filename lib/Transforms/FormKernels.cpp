@@ -44,6 +44,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include <deque>
 #include <map>
+#include <set>
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
@@ -393,6 +394,9 @@ LogicalResult KernelFormer::assignOps() {
 
 /// Kahn's algorithm over kernels, ready kernels taken in program order of
 /// their first op; a cycle is broken by splitting (see the file comment).
+/// A kernel waits on each use of an op of another kernel not yet scheduled,
+/// counted once; a split only moves ops that wait on nothing, so the counts
+/// stay true without building the graph again.
 SmallVector<KernelPlan *> KernelFormer::orderKernels() {
   SmallVector<KernelPlan *> pending, result;
   for (auto &entry : plans)
@@ -400,47 +404,49 @@ SmallVector<KernelPlan *> KernelFormer::orderKernels() {
       pending.push_back(&entry.second);
   for (KernelPlan &plan : markPlans)
     pending.push_back(&plan);
+  DenseMap<KernelPlan *, unsigned> waiting;
+  DenseMap<Operation *, SmallVector<Operation *>> waitedOnBy;
+  for (KernelPlan *plan : pending) {
+    waiting[plan] = 0;
+    for (Operation *op : plan->ops)
+      for (Operation *def : producersOf(op)) {
+        auto it = kernelOf.find(def);
+        if (it == kernelOf.end() || it->second == plan)
+          continue;
+        ++waiting[plan];
+        waitedOnBy[def].push_back(op);
+      }
+  }
+  // Ready kernels by their first op; first ops are distinct.
+  std::set<std::pair<unsigned, KernelPlan *>> ready;
+  for (KernelPlan *plan : pending)
+    if (!waiting[plan])
+      ready.insert({plan->firstIndex, plan});
   DenseSet<Operation *> scheduled;
   DenseSet<KernelPlan *> done;
   auto schedule = [&](KernelPlan *plan) {
     done.insert(plan);
     result.push_back(plan);
-    for (Operation *op : plan->ops)
+    for (Operation *op : plan->ops) {
       scheduled.insert(op);
-  };
-  while (!pending.empty()) {
-    DenseMap<KernelPlan *, SmallVector<KernelPlan *>> successors;
-    DenseMap<KernelPlan *, unsigned> inDegree;
-    for (KernelPlan *plan : pending) {
-      llvm::SmallPtrSet<KernelPlan *, 4> preds;
-      for (Operation *op : plan->ops)
-        for (Operation *def : producersOf(op)) {
-          auto it = kernelOf.find(def);
-          if (it != kernelOf.end() && it->second != plan && !scheduled.contains(def))
-            preds.insert(it->second);
-        }
-      inDegree[plan] = preds.size();
-      for (KernelPlan *pred : preds)
-        successors[pred].push_back(plan);
+      for (Operation *user : waitedOnBy.lookup(op)) {
+        KernelPlan *waiter = kernelOf[user];
+        if (--waiting[waiter] == 0)
+          ready.insert({waiter->firstIndex, waiter});
+      }
     }
-    SmallVector<KernelPlan *> ready;
-    for (KernelPlan *plan : pending)
-      if (!inDegree[plan])
-        ready.push_back(plan);
-    while (!ready.empty()) {
-      auto next = llvm::min_element(ready, [](KernelPlan *a, KernelPlan *b) {
-        return a->firstIndex < b->firstIndex;
-      });
-      KernelPlan *plan = *next;
-      ready.erase(next);
+  };
+  while (true) {
+    if (!ready.empty()) {
+      KernelPlan *plan = ready.begin()->second;
+      ready.erase(ready.begin());
       schedule(plan);
-      for (KernelPlan *succ : successors[plan])
-        if (--inDegree[succ] == 0)
-          ready.push_back(succ);
+      continue;
     }
     llvm::erase_if(pending, [&](KernelPlan *plan) { return done.contains(plan); });
-    if (!pending.empty())
-      schedule(splitReadyPart(pending, scheduled));
+    if (pending.empty())
+      break;
+    schedule(splitReadyPart(pending, scheduled));
   }
   return result;
 }
