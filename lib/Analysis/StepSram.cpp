@@ -66,12 +66,10 @@ Operation *mlir::wsc::backwardUse(Value value) {
   return first;
 }
 
-SmallVector<KeptValue> mlir::wsc::keptForBackward(func::FuncOp func) {
+/// The step's activations kept for the backward pass, in program order.
+static SmallVector<KeptValue> keptForBackward(Block &body, StreamedValues &streamed) {
   SmallVector<KeptValue> kept;
-  if (func.isDeclaration())
-    return kept;
-  StreamedValues streamed;
-  for (Operation &op : func.getBody().front())
+  for (Operation &op : body)
     if (llvm::isa<KernelOp, LayoutConvertOp>(op))
       for (Value result : op.getResults())
         if (Operation *back = backwardUse(result); back && !streamed.streamsOut(result))
@@ -99,32 +97,57 @@ void mlir::wsc::markOffloaded(ArrayRef<KeptValue> values) {
                 DenseI64ArrayAttr::get(op->getContext(), results));
 }
 
-StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
-                                     int64_t localBatch,
-                                     const ::wsc::model::TargetSpec &target,
-                                     const DenseSet<Value> &offloaded) {
-  StepSramPeak peak;
-  if (func.isDeclaration())
-    return peak;
-  Block &body = func.getBody().front();
+namespace {
+
+/// The step's resident values, sized once, and their peak with a given set
+/// of them offloaded.
+class StepResidents {
+public:
+  StepResidents(Block &body, const BatchDims &dims, int64_t localBatch,
+                const ::wsc::model::TargetSpec &target, StreamedValues &streamed)
+      : body(body) {
+    for (Operation &op : body)
+      position[&op] = int64_t(position.size());
+    auto add = [&](Value value, Attribute layout) {
+      int64_t bytes = residentBytesPerPe(value, layout, dims, localBatch, target, streamed);
+      if (bytes > 0)
+        sized.push_back({value, bytes});
+    };
+    for (Operation &op : body) {
+      if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
+        if (std::optional<ArrayAttr> layouts = kernel.getResultLayouts())
+          for (auto [result, layout] : llvm::zip(kernel.getResults(), *layouts))
+            add(result, layout);
+      } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
+        add(convert.getOutput(), convert.getTo());
+      }
+    }
+  }
+
+  StepSramPeak peak(const DenseSet<Value> &offloaded) const;
+
+private:
+  Block &body;
   DenseMap<Operation *, int64_t> position;
-  for (Operation &op : body)
-    position[&op] = int64_t(position.size());
+  SmallVector<LiveValue> sized;
+};
+
+} // namespace
+
+StepSramPeak StepResidents::peak(const DenseSet<Value> &offloaded) const {
+  StepSramPeak peak;
   const int64_t end = int64_t(position.size());
 
-  // Each resident value: its bytes, where it is defined and last used. An
-  // offloaded one is two intervals: up to its last forward use, and from
-  // its return (backAt) on.
+  // Each resident value: where it is defined and last used. An offloaded
+  // one is two intervals: up to its last forward use, and from its return
+  // (backAt) on.
   struct Interval {
     LiveValue value;
     int64_t def, last;
   };
   SmallVector<Interval> resident;
-  StreamedValues streamed;
-  auto add = [&](Value value, Attribute layout) {
-    int64_t bytes = residentBytesPerPe(value, layout, dims, localBatch, target, streamed);
-    if (bytes <= 0)
-      return;
+  for (const LiveValue &live : sized) {
+    Value value = live.value;
     Operation *back = offloaded.contains(value) ? backwardUse(value) : nullptr;
     const int64_t def = position.lookup(value.getDefiningOp());
     const int64_t backPos = back ? position.lookup(back) : end;
@@ -139,20 +162,11 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
         lastForward = std::max(lastForward, at);
     }
     if (!back) {
-      resident.push_back({{value, bytes}, def, last});
-      return;
+      resident.push_back({live, def, last});
+      continue;
     }
-    resident.push_back({{value, bytes}, def, lastForward});
-    resident.push_back({{value, bytes}, backPos, last});
-  };
-  for (Operation &op : body) {
-    if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
-      if (std::optional<ArrayAttr> layouts = kernel.getResultLayouts())
-        for (auto [result, layout] : llvm::zip(kernel.getResults(), *layouts))
-          add(result, layout);
-    } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
-      add(convert.getOutput(), convert.getTo());
-    }
+    resident.push_back({live, def, lastForward});
+    resident.push_back({live, backPos, last});
   }
 
   // The live sum at each kernel and conversion (which holds its input and
@@ -191,4 +205,25 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
     return a.bytes > b.bytes;
   });
   return peak;
+}
+
+StepSramFit mlir::wsc::fitStepSram(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
+                                   const ::wsc::model::TargetSpec &target, bool offload) {
+  StepSramFit fit;
+  if (func.isDeclaration())
+    return fit;
+  Block &body = func.getBody().front();
+  StreamedValues streamed;
+  StepResidents residents(body, dims, localBatch, target, streamed);
+  fit.peak = residents.peak({});
+  if (fit.peak.bytes <= target.sramPerPe || !offload) {
+    fit.withOffload = fit.peak;
+    return fit;
+  }
+  fit.offloaded = keptForBackward(body, streamed);
+  DenseSet<Value> offloaded;
+  for (const KeptValue &kept : fit.offloaded)
+    offloaded.insert(kept.value);
+  fit.withOffload = residents.peak(offloaded);
+  return fit;
 }

@@ -423,31 +423,26 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
 /// An error at the kernel where the peak occurs, or a warning under
 /// allow-sram-overflow.
 LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
-  StepSramPeak peak = stepSramPeak(func, *dims, localBatch, target);
-  if (peak.bytes <= target.sramPerPe)
-    return success();
   // Weight streaming only: a layer-pipelined wafer keeps every layer's
   // values in its own rectangle and streams nothing to MemoryX.
-  if (assignOptions.offloadActivations && !isLayerPipelined(func->getParentOfType<ModuleOp>())) {
-    SmallVector<KeptValue> kept = keptForBackward(func);
-    DenseSet<Value> offloaded;
+  bool offload =
+      assignOptions.offloadActivations && !isLayerPipelined(func->getParentOfType<ModuleOp>());
+  StepSramFit fit = fitStepSram(func, *dims, localBatch, target, offload);
+  if (fit.peak.bytes <= target.sramPerPe)
+    return success();
+  const StepSramPeak &peak = fit.withOffload; // what still does not fit, if anything
+  if (!fit.offloaded.empty() && peak.bytes <= target.sramPerPe) {
     double bytes = 0; // per system and micro-batch, each way
-    for (const KeptValue &k : kept) {
-      offloaded.insert(k.value);
+    for (const KeptValue &k : fit.offloaded)
       bytes += localBytes(k.value, *dims, localBatch);
-    }
-    StepSramPeak lighter = stepSramPeak(func, *dims, localBatch, target, offloaded);
-    if (lighter.bytes <= target.sramPerPe) {
-      markOffloaded(kept);
-      reportDecision(func->getParentOfType<ModuleOp>(), func.getLoc(), ReportEntry::Offload,
-                     llvm::formatv("{0} activations kept for the backward pass stream to "
-                                   "MemoryX and back ({1:F0} B each way per system and "
-                                   "micro-batch): the step's peak drops from {2} to {3} "
-                                   "bytes per PE",
-                                   kept.size(), bytes, peak.bytes, lighter.bytes));
-      return success();
-    }
-    peak = std::move(lighter); // what still does not fit
+    markOffloaded(fit.offloaded);
+    reportDecision(func->getParentOfType<ModuleOp>(), func.getLoc(), ReportEntry::Offload,
+                   llvm::formatv("{0} activations kept for the backward pass stream to "
+                                 "MemoryX and back ({1:F0} B each way per system and "
+                                 "micro-batch): the step's peak drops from {2} to {3} "
+                                 "bytes per PE",
+                                 fit.offloaded.size(), bytes, fit.peak.bytes, peak.bytes));
+    return success();
   }
   auto kernel = llvm::cast<KernelOp>(peak.at);
   std::string text;

@@ -262,20 +262,16 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
   }
   if (!c.assigned)
     return c;
-  StepSramPeak peak = stepSramPeak(func, dims, size, target);
+  StepSramFit fit = fitStepSram(func, dims, size, target, offloadActivations);
+  const StepSramPeak &peak = fit.withOffload;
   // Activations kept in MemoryX stream out after the kernel that makes them
   // and back in for the backward kernel that reads them.
   DenseMap<Operation *, KernelStreams> offloads;
-  if (peak.bytes > target.sramPerPe && offloadActivations) {
-    DenseSet<Value> offloaded;
-    for (const KeptValue &kept : keptForBackward(func)) {
-      offloaded.insert(kept.value);
-      double bytes = localBytes(kept.value, dims, size);
-      offloads[kernelAtOrAfter(kept.value.getDefiningOp())].outBytes += bytes;
-      offloads[kernelAtOrAfter(kept.backAt)].inBytes += bytes;
-      c.offloadedBytes += bytes;
-    }
-    peak = stepSramPeak(func, dims, size, target, offloaded);
+  for (const KeptValue &kept : fit.offloaded) {
+    double bytes = localBytes(kept.value, dims, size);
+    offloads[kernelAtOrAfter(kept.value.getDefiningOp())].outBytes += bytes;
+    offloads[kernelAtOrAfter(kept.backAt)].inBytes += bytes;
+    c.offloadedBytes += bytes;
   }
   c.peakSram = peak.bytes;
   c.fits = peak.bytes <= target.sramPerPe;

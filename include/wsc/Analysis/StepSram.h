@@ -42,18 +42,6 @@ int64_t residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
                            int64_t localBatch, const ::wsc::model::TargetSpec &target,
                            StreamedValues &streamed);
 
-/// The peak over `func`'s ops of the bytes per PE of the values live there:
-/// each kernel result with a result layout and each layout conversion's
-/// output, from the op that defines it to its last use (a returned value:
-/// to the end; a gradient streams out and takes none). `localBatch`
-/// samples per system.
-/// `offloaded` values (activations kept for the backward pass, kept in
-/// MemoryX: see keptForBackward) are resident only until their last forward
-/// use and again from their backward use on.
-StepSramPeak stepSramPeak(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
-                          const ::wsc::model::TargetSpec &target,
-                          const DenseSet<Value> &offloaded = {});
-
 /// An activation kept for the backward pass: a value that a forward or loss
 /// kernel makes (or a conversion of it) and a backward kernel reads after
 /// other kernels ran. Offloaded, it streams out to MemoryX after its last
@@ -62,8 +50,24 @@ struct KeptValue {
   Value value;
   Operation *backAt = nullptr;
 };
-/// The step's activations kept for the backward pass, in program order.
-SmallVector<KeptValue> keptForBackward(func::FuncOp func);
+
+/// The peak over `func`'s ops of the bytes per PE of the values live there:
+/// each kernel result with a result layout and each layout conversion's
+/// output, from the op that defines it to its last use (a returned value:
+/// to the end; a gradient streams out and takes none). `localBatch`
+/// samples per system.
+/// When that peak is over PE SRAM and `offload` allows, the activations
+/// kept for the backward pass are kept in MemoryX instead: resident only
+/// until their last forward use and again from their backward use on. The
+/// values are sized once for both peaks.
+struct StepSramFit {
+  StepSramPeak peak;               ///< with nothing offloaded
+  SmallVector<KeptValue> offloaded; ///< in program order; empty when none are
+  StepSramPeak withOffload;        ///< with `offloaded` in MemoryX (`peak` when none)
+};
+StepSramFit fitStepSram(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
+                        const ::wsc::model::TargetSpec &target, bool offload);
+
 /// Where `value`, if kept for the backward pass, streams back in.
 Operation *backwardUse(Value value);
 
