@@ -8,6 +8,7 @@
 #include "wsc/Support/Limits.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Threading.h"
 
 #include <map>
 
@@ -114,8 +115,8 @@ LogicalResult checkLoss(func::FuncOp func) {
 
 /// Each output element is written once per step: its map uses parallel
 /// loops. And every index a map computes lies inside its operand.
-LogicalResult checkIndexingMaps(func::FuncOp func) {
-  WalkResult result = func.walk([](linalg::LinalgOp op) {
+LogicalResult checkIndexingMaps(Operation *top) {
+  WalkResult result = top->walk([](linalg::LinalgOp op) {
     if (failed(checkAccessBounds(op)))
       return WalkResult::interrupt();
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -142,8 +143,8 @@ LogicalResult checkIndexingMaps(func::FuncOp func) {
 
 /// The region ops the runtime refuses: a constant zero divisor, a gather
 /// from a batched tensor.
-LogicalResult checkRegionOps(func::FuncOp func, const BatchDims &dims) {
-  WalkResult result = func.walk([&](Operation *op) {
+LogicalResult checkRegionOps(Operation *top, const BatchDims &dims) {
+  WalkResult result = top->walk([&](Operation *op) {
     return failed(checkConstantDivisor(op)) || failed(checkGatherTable(op, dims))
                ? WalkResult::interrupt()
                : WalkResult::advance();
@@ -151,13 +152,39 @@ LogicalResult checkRegionOps(func::FuncOp func, const BatchDims &dims) {
   return failure(result.wasInterrupted());
 }
 
+/// Runs each of `checks` over every op of the step's body: in parallel, as
+/// the checks only read the IR (the ops are kernels once they are formed),
+/// with their diagnostics dropped. The first failure, in order of checks
+/// and then of ops, runs again to emit its diagnostic, as one walk would.
+LogicalResult checkEachOp(func::FuncOp func,
+                          ArrayRef<function_ref<LogicalResult(Operation *)>> checks) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.getBody().front())
+    ops.push_back(&op);
+  std::vector<char> broken(ops.size() * checks.size(), false);
+  {
+    ScopedDiagnosticHandler drop(func.getContext(), [](Diagnostic &) { return success(); });
+    parallelFor(func.getContext(), 0, ops.size(), [&](size_t i) {
+      for (auto [c, check] : llvm::enumerate(checks))
+        broken[c * ops.size() + i] = failed(check(ops[i]));
+    });
+  }
+  for (auto [c, check] : llvm::enumerate(checks))
+    for (auto [i, op] : llvm::enumerate(ops))
+      if (broken[c * ops.size() + i])
+        return check(op);
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::wsc::checkStepContract(func::FuncOp func, const BatchDims &dims,
                                            int64_t systems) {
   if (failed(checkParams(func)) || failed(checkClassLabels(func)) ||
-      failed(checkInputNumbers(func)) || failed(checkLoss(func)) || failed(checkIndexingMaps(func)) ||
-      failed(checkRegionOps(func, dims)))
+      failed(checkInputNumbers(func)) || failed(checkLoss(func)) ||
+      failed(checkEachOp(func, {checkIndexingMaps, [&](Operation *op) {
+                               return checkRegionOps(op, dims);
+                             }})))
     return failure();
   return checkSystems(func, dims, systems);
 }
