@@ -50,8 +50,8 @@ struct FoldTransposesPass
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     // Kernels are isolated from above, so their bodies are rewritten in
-    // parallel, as a pass manager runs nested passes. A kernel nested in
-    // another is rewritten with it.
+    // parallel, as a pass manager runs nested passes. (The dialect keeps
+    // kernels out of other kernels.)
     SmallVector<KernelOp> kernels;
     getOperation().walk<WalkOrder::PreOrder>([&](KernelOp kernel) {
       kernels.push_back(kernel);

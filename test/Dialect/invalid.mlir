@@ -291,6 +291,21 @@ func.func @f(%g: tensor<4xf16>) {
 // -----
 
 func.func @f(%x: tensor<4xf32>) {
+  %0 = wsc.kernel "outer" layer("outer") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{is one of a step's ops: its parent must be a function, not 'wsc.kernel'}}
+    %1 = wsc.kernel "inner" layer("inner") phase(<forward>) (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%b: tensor<4xf32>):
+      wsc.yield %b : tensor<4xf32>
+    }
+    wsc.yield %1 : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) {
   // expected-error @+1 {{body has 0 arguments for 1 operands}}
   %0 = wsc.kernel "k" layer("k") phase(<forward>) (%x) : (tensor<4xf32>) -> tensor<4xf32> {
     %e = tensor.empty() : tensor<4xf32>

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::wsc;
@@ -269,6 +270,12 @@ static LogicalResult verifyLayouts(KernelOp op, std::optional<ArrayAttr> layouts
 }
 
 LogicalResult KernelOp::verify() {
+  // The passes and the schedule take a step's kernels from its function's
+  // body; one nested elsewhere would be skipped by some and refused by others.
+  Operation *parent = (*this)->getParentOp();
+  if (!parent || !llvm::isa<FunctionOpInterface>(parent))
+    return emitOpError("is one of a step's ops: its parent must be a function, not ")
+           << (parent ? "'" + parent->getName().getStringRef().str() + "'" : "none");
   Block &body = getBodyBlock();
   if (body.getNumArguments() != getInputs().size())
     return emitOpError("body has ")

@@ -242,7 +242,8 @@ def WSC_KernelOp : WSC_Op<"kernel",
   let description = [{
     A kernel is the unit the wafer executes: the forward, loss or backward
     computation of one layer, in linalg-on-tensors, isolated from above.
-    Operands are activations resident on the wafer and weight streams; a
+    It is one of the step's ops, directly in its function's body: never
+    inside another kernel. Operands are activations resident on the wafer and weight streams; a
     stream operand arrives in the body as an FP32 tensor of the stream's
     shape (the wafer widens FP16 weights as they arrive).
 
