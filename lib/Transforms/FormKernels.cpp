@@ -429,8 +429,11 @@ SmallVector<KernelPlan *> KernelFormer::orderKernels() {
     result.push_back(plan);
     for (Operation *op : plan->ops) {
       scheduled.insert(op);
-      for (Operation *user : waitedOnBy.lookup(op)) {
-        KernelPlan *waiter = kernelOf[user];
+      auto waiters = waitedOnBy.find(op);
+      if (waiters == waitedOnBy.end())
+        continue;
+      for (Operation *user : waiters->second) {
+        KernelPlan *waiter = kernelOf.lookup(user);
         if (--waiting[waiter] == 0)
           ready.insert({waiter->firstIndex, waiter});
       }

@@ -57,6 +57,35 @@ func.func @output_over_reduction(%x: tensor<8x3xf32> {wsc.input = 0 : i64}) -> (
 
 // -----
 
+// Three breaks. The ops are checked in parallel, but the error is the one a
+// walk over the step would give: the indexing-map rule is checked first,
+// and only its first break is reported.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @first_break_is_reported(%ids: tensor<4xi64> {wsc.input = 0 : i64}, %x: tensor<4x3xf32> {wsc.input = 1 : i64}) -> (tensor<4xi64> {wsc.output = 0 : i64}, tensor<4x3xf32> {wsc.output = 1 : i64}, tensor<4x3xf32> {wsc.output = 2 : i64}) {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<4xi64>
+  %q = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : tensor<4xi64>) outs(%e : tensor<4xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %d = arith.floordivsi %in, %zero : i64
+    linalg.yield %d : i64
+  } -> tensor<4xi64>
+  %init = tensor.empty() : tensor<4x3xf32>
+  // expected-error @+1 {{'linalg.generic' op output #0's indexing map uses reduction loop d1; an output is indexed by parallel loops only}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x3xf32>) outs(%init : tensor<4x3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "reduction"]} ins(%r : tensor<4x3xf32>) outs(%init : tensor<4x3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.mulf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3xf32>
+  return %q, %r, %t : tensor<4xi64>, tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
 // A batch of 0 samples.
 // expected-error @+1 {{input 0 (argument #0) must be a tensor with a static, non-empty dim 0 (the batch)}}
 func.func @batch0(%x: tensor<0x3xf32> {wsc.input = 0 : i64}) -> (tensor<0x3xf32> {wsc.output = 0 : i64}) {

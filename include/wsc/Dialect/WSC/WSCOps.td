@@ -243,9 +243,10 @@ def WSC_KernelOp : WSC_Op<"kernel",
     A kernel is the unit the wafer executes: the forward, loss or backward
     computation of one layer, in linalg-on-tensors, isolated from above.
     It is one of the step's ops, directly in its function's body: never
-    inside another kernel. Operands are activations resident on the wafer and weight streams; a
-    stream operand arrives in the body as an FP32 tensor of the stream's
-    shape (the wafer widens FP16 weights as they arrive).
+    inside another kernel. Operands are activations resident on the wafer
+    and weight streams; a stream operand arrives in the body as an FP32
+    tensor of the stream's shape (the wafer widens FP16 weights as they
+    arrive).
 
     `layer` names the layer the kernel belongs to; forward and backward
     kernels of one layer share it. `operand_layouts`/`result_layouts`, once
