@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <type_traits>
 #include <limits>
 
 namespace wsc::model {
@@ -530,23 +532,48 @@ std::string LayoutPlan::str() const {
 
 namespace {
 
+/// Appends fields to a cache key as raw bytes: exact (a density of 1 - 1e-9
+/// is not 1) and unambiguous (each string carries its length).
+class KeyWriter {
+public:
+  template <typename T> KeyWriter &operator<<(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    key.append(bytes, sizeof(T));
+    return *this;
+  }
+  KeyWriter &operator<<(const std::string &text) {
+    *this << text.size();
+    key += text;
+    return *this;
+  }
+  std::string take() { return std::move(key); }
+
+private:
+  std::string key;
+};
+
 /// Everything about a kernel that its evaluations depend on (not its name).
 std::string signature(const KernelDesc &k) {
-  std::string text = std::to_string(int(k.kind)) + "|" + std::to_string(k.opsPerPoint) + "|" +
-                     std::to_string(k.density) + "|" + std::to_string(k.reducedValues) + "|" +
-                     std::to_string(k.reservedSramBytes) + "|";
+  KeyWriter key;
+  key << int(k.kind) << k.opsPerPoint << k.density << k.reducedValues << k.reservedSramBytes
+      << k.dims.size();
   for (const IterDim &d : k.dims)
-    text += d.name + ":" + std::to_string(d.size) + ":" + std::to_string(int(d.role)) + ":" +
-            std::to_string(d.reduced) + ":" + std::to_string(d.halo) + ",";
+    key << d.name << d.size << int(d.role) << d.reduced << d.halo;
   for (const auto *list : {&k.operands, &k.results}) {
-    text += "|";
-    for (const TensorUse &t : *list)
-      text += t.name + names(t.dims) + std::to_string(t.elementBytes) + ":" +
-              std::to_string(t.streamed) + ":" + std::to_string(t.density) + ",";
+    key << list->size();
+    for (const TensorUse &t : *list) {
+      key << t.name << t.dims.size();
+      for (const std::string &dim : t.dims)
+        key << dim;
+      key << t.elementBytes << t.streamed << t.density;
+    }
   }
+  key << k.scatter.size();
   for (const auto &[result, contracted] : k.scatter)
-    text += "|" + result + ">" + contracted;
-  return text;
+    key << result << contracted;
+  return key.take();
 }
 
 } // namespace

@@ -659,6 +659,20 @@ TEST(Chain, CacheEvaluatesRepeatedKernelsOnce) {
   EXPECT_EQ(cached.kernels[3].kernel, "fc2"); // names come from the chain, not the cache
 }
 
+TEST(Chain, CacheTellsKernelsApartByExactDensity) {
+  // A sparse weight of density 0.5 and one of 0.5 + 1e-9 are different
+  // kernels: printing the density to six places made them one.
+  KernelDesc dense = linearForward("fc", 4, 16, 64, 64);
+  KernelDesc sparse = dense, nearly = dense;
+  sparse.density = sparse.operands[1].density = 0.5;
+  nearly.density = nearly.operands[1].density = 0.5 + 1e-9;
+  LayoutCache cache;
+  LayoutContext c;
+  EXPECT_NE(cache.intern(sparse, c), cache.intern(nearly, c));
+  EXPECT_EQ(cache.intern(sparse, c), cache.intern(sparse, c));
+  EXPECT_EQ(cache.size(), 2u);
+}
+
 TEST(Chain, ErrorNamesTheKernelItIsAbout) {
   KernelDesc ln = layerNorm("ln", 4, 2048, 12288);
   ln.reservedSramBytes = 49000;

@@ -17,6 +17,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -235,7 +236,7 @@ public:
                     size_t toId, size_t to, size_t operand, const TargetSpec &target);
 
 private:
-  std::map<std::string, size_t> ids;
+  std::unordered_map<std::string, size_t> ids; ///< signature -> id
   std::vector<std::vector<Evaluation>> evaluated;
   std::map<std::array<size_t, 6>, double> conversions;
 };
