@@ -3,6 +3,9 @@
 #include "wsc/Analysis/KernelStreams.h"
 
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/KernelDescriptions.h"
+
+#include "mlir/IR/Threading.h"
 
 #include <algorithm>
 
@@ -48,20 +51,49 @@ double mlir::wsc::kernelStreamSeconds(const KernelStreams &s, const model::Targe
          latency;
 }
 
-double mlir::wsc::weightStreamingStepSeconds(func::FuncOp func, const BatchDims &dims,
-                                             int64_t samples, ArrayRef<KernelStreams> streams,
-                                             const model::TargetSpec &target) {
-  double step = 0;
-  size_t k = 0;
-  for (Operation &op : func.getBody().getOps()) {
-    if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
-      double compute = estimateKernel(kernel, dims, samples, target).cycles / target.clockHz;
-      step += std::max(compute, kernelStreamSeconds(streams[k++], target));
-    } else if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
-      step += conversionSeconds(convert, dims, samples, target);
+WeightStreamingPass mlir::wsc::weightStreamingPass(func::FuncOp func, const BatchDims &dims,
+                                                   int64_t samples,
+                                                   ArrayRef<KernelStreams> streams,
+                                                   const model::TargetSpec &target,
+                                                   const StreamsByKernel &extra,
+                                                   const KernelDescriptions *described) {
+  SmallVector<Operation *> stepOps;
+  SmallVector<KernelOp> kernels;
+  for (Operation &op : func.getBody().getOps())
+    if (llvm::isa<LayoutConvertOp, KernelOp>(op)) {
+      stepOps.push_back(&op);
+      if (auto kernel = llvm::dyn_cast<KernelOp>(op))
+        kernels.push_back(kernel);
     }
+  std::vector<double> cycles(kernels.size());
+  parallelFor(func.getContext(), 0, kernels.size(), [&](size_t i) {
+    const KernelDescription *description = described ? described->lookup(kernels[i]) : nullptr;
+    cycles[i] = estimateKernel(kernels[i], dims, samples, target, description).cycles;
+  });
+  WeightStreamingPass pass;
+  size_t k = 0;
+  for (Operation *op : stepOps) {
+    if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
+      double seconds = conversionSeconds(convert, dims, samples, target);
+      pass.compute += seconds;
+      pass.busy += seconds;
+      continue;
+    }
+    KernelStreams s = streams[k];
+    if (auto it = extra.find(op); it != extra.end()) {
+      s.inBytes += it->second.inBytes;
+      s.outBytes += it->second.outBytes;
+    }
+    double streamSeconds = kernelStreamSeconds(s, target);
+    double computeSeconds = cycles[k] / target.clockHz;
+    pass.compute += computeSeconds;
+    pass.busy += std::max(computeSeconds, streamSeconds);
+    pass.stream += streamSeconds;
+    pass.streamedBytes += s.inBytes + s.outBytes;
+    pass.gradientElements += s.gradientElements;
+    ++k;
   }
-  return step;
+  return pass;
 }
 
 double mlir::wsc::conversionSeconds(LayoutConvertOp convert, const BatchDims &dims,

@@ -20,7 +20,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Threading.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <set>
@@ -80,74 +79,29 @@ private:
                      ArrayRef<KernelStreams> streams, KernelDescriptions &descriptions) const;
   double stepLowerBound(ArrayRef<KernelStreams> streams, int64_t count) const;
   void modelTime(func::FuncOp func, const BatchDims &dims, ArrayRef<KernelStreams> streams,
-                 const DenseMap<Operation *, KernelStreams> &offloads,
-                 const KernelDescriptions *described, Candidate &candidate) const;
+                 const StreamsByKernel &offloads, const KernelDescriptions *described,
+                 Candidate &candidate) const;
 };
 
-/// Time per micro-batch: each kernel takes the longer of its compute and
-/// its streams (the next kernel's weights stream in while it computes, its
-/// gradients out on the other direction of the link), each layout
-/// conversion its move. MemoryX adds each micro-batch's gradients after the
+/// The step's time: one pass of `size` samples for each full micro-batch
+/// and one of `last`. MemoryX adds each micro-batch's gradients after the
 /// first into the accumulated ones.
 void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
-                               ArrayRef<KernelStreams> streams,
-                               const DenseMap<Operation *, KernelStreams> &offloads,
+                               ArrayRef<KernelStreams> streams, const StreamsByKernel &offloads,
                                const KernelDescriptions *described, Candidate &c) const {
-  // Sums over the kernels of one micro-batch of `size`, then of `last`.
-  double compute[2] = {0, 0}, busy[2] = {0, 0}, stream = 0, bytes = 0, gradientElements = 0;
-  int parts = c.last == c.size ? 1 : 2;
-  // Kernels and conversions are the step's own ops. Each kernel's cycles
-  // are estimated in parallel (they only read the IR); the sums below keep
-  // program order, so the step's time is the same to the last bit.
-  SmallVector<Operation *> stepOps;
-  SmallVector<KernelOp> kernels;
-  for (Operation &op : func.getBody().getOps())
-    if (llvm::isa<LayoutConvertOp, KernelOp>(op)) {
-      stepOps.push_back(&op);
-      if (auto kernel = llvm::dyn_cast<KernelOp>(op))
-        kernels.push_back(kernel);
-    }
-  std::vector<double> cycles(kernels.size() * parts);
-  parallelFor(func.getContext(), 0, kernels.size(), [&](size_t i) {
-    const KernelDescription *description = described ? described->lookup(kernels[i]) : nullptr;
-    for (int part = 0; part < parts; ++part)
-      cycles[i * parts + part] =
-          estimateKernel(kernels[i], dims, part == 0 ? c.size : c.last, target, description)
-              .cycles;
-  });
-  size_t k = 0;
-  for (Operation *op : stepOps) {
-    if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
-      for (int part = 0; part < parts; ++part) {
-        double seconds = conversionSeconds(convert, dims, part == 0 ? c.size : c.last, target);
-        compute[part] += seconds;
-        busy[part] += seconds;
-      }
-      continue;
-    }
-    auto kernel = llvm::cast<KernelOp>(op);
-    KernelStreams s = streams[k];
-    if (auto it = offloads.find(kernel); it != offloads.end()) {
-      s.inBytes += it->second.inBytes;
-      s.outBytes += it->second.outBytes;
-    }
-    double seconds = kernelStreamSeconds(s, target);
-    stream += seconds;
-    bytes += s.inBytes + s.outBytes;
-    gradientElements += s.gradientElements;
-    for (int part = 0; part < parts; ++part) {
-      double kernelSeconds = cycles[k * parts + part] / target.clockHz;
-      compute[part] += kernelSeconds;
-      busy[part] += std::max(kernelSeconds, seconds);
-    }
-    ++k;
+  WeightStreamingPass full =
+      weightStreamingPass(func, dims, c.size, streams, target, offloads, described);
+  WeightStreamingPass last;
+  int64_t fullCount = c.count;
+  if (c.last != c.size) {
+    last = weightStreamingPass(func, dims, c.last, streams, target, offloads, described);
+    fullCount = c.count - 1;
   }
-  int64_t full = c.last == c.size ? c.count : c.count - 1;
-  c.compute = double(full) * compute[0] + compute[1];
-  c.stream = double(c.count) * stream;
-  c.accumulate = double(c.count - 1) * gradientElements / target.memxFlops;
-  c.step = double(full) * busy[0] + busy[1] + c.accumulate;
-  c.streamedBytes = double(c.count) * bytes;
+  c.compute = double(fullCount) * full.compute + last.compute;
+  c.stream = double(c.count) * full.stream;
+  c.accumulate = double(c.count - 1) * full.gradientElements / target.memxFlops;
+  c.step = double(fullCount) * full.busy + last.busy + c.accumulate;
+  c.streamedBytes = double(c.count) * full.streamedBytes;
 }
 
 /// wsc-sync-batch-statistics inserts all-reduces on one system for
@@ -266,7 +220,7 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
   const StepSramPeak &peak = fit.withOffload;
   // Activations kept in MemoryX stream out after the kernel that makes them
   // and back in for the backward kernel that reads them.
-  DenseMap<Operation *, KernelStreams> offloads;
+  StreamsByKernel offloads;
   for (const KeptValue &kept : fit.offloaded) {
     double bytes = localBytes(kept.value, dims, size);
     offloads[kernelAtOrAfter(kept.value.getDefiningOp())].outBytes += bytes;

@@ -91,7 +91,7 @@ double weightStreamingStep(ModuleOp module, int64_t batch, TargetAttr target,
   }
   std::vector<KernelStreams> streams = kernelStreams(
       func, getByteWidth(target.getWeightDtype()), getByteWidth(target.getGradientDtype()));
-  return weightStreamingStepSeconds(func, *dims, batch, streams, spec);
+  return weightStreamingPass(func, *dims, batch, streams, spec).busy;
 }
 
 struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass> {

@@ -2,7 +2,8 @@
 //
 // The weights a kernel reads stream in from MemoryX, the gradients it makes
 // stream out to it. wsc-micro-batch models candidate micro-batches with
-// these figures; wsc-select-mode estimates the weight-streaming step.
+// these figures, and both it and wsc-select-mode model the step with
+// weightStreamingPass.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WSC_ANALYSIS_KERNELSTREAMS_H
@@ -41,13 +42,33 @@ double kernelStreamSeconds(const KernelStreams &s, const ::wsc::model::TargetSpe
 double conversionSeconds(LayoutConvertOp convert, const BatchDims &dims, int64_t samples,
                          const ::wsc::model::TargetSpec &target);
 
-/// The weight-streaming step of `func` at `samples` per system in one
-/// pass: each kernel takes the longer of its compute, in the layouts
-/// assigned so far (else the defaults), and its streams; each layout
-/// conversion its move.
-double weightStreamingStepSeconds(func::FuncOp func, const BatchDims &dims, int64_t samples,
-                                  ArrayRef<KernelStreams> streams,
-                                  const ::wsc::model::TargetSpec &target);
+/// One pass of `samples` per system through the weight-streaming step.
+struct WeightStreamingPass {
+  double compute = 0; ///< kernels' compute and conversions, seconds
+  /// Each kernel takes the longer of its compute and its streams (the next
+  /// kernel's weights stream in while it computes, its gradients out on the
+  /// other direction of the link); each layout conversion its move.
+  double busy = 0;
+  double stream = 0;           ///< the kernels' streams, seconds
+  double streamedBytes = 0;    ///< both ways
+  double gradientElements = 0; ///< MemoryX adds up across passes
+};
+
+/// Extra streams of some kernels (activations offloaded to MemoryX).
+using StreamsByKernel = DenseMap<Operation *, KernelStreams>;
+
+class KernelDescriptions;
+
+/// `func`'s step in one pass of `samples` per system, its kernels computing
+/// in the layouts assigned so far (else the defaults) and streaming
+/// `streams` (kernelStreams) plus any `extra`. `described` gives the
+/// kernels' descriptions when the caller keeps them. Kernels are estimated
+/// in parallel; the sums keep program order.
+WeightStreamingPass weightStreamingPass(func::FuncOp func, const BatchDims &dims,
+                                        int64_t samples, ArrayRef<KernelStreams> streams,
+                                        const ::wsc::model::TargetSpec &target,
+                                        const StreamsByKernel &extra = StreamsByKernel(),
+                                        const KernelDescriptions *described = nullptr);
 
 } // namespace mlir::wsc
 
