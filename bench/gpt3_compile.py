@@ -18,6 +18,8 @@ cut to each depth: the export, ``wsc-opt``, ``wsc-translate`` and their
 total, and the ``mlir-opt`` peer (docs/Performance.md, "Export at scale").
 ``--reference`` exports by tracing every block, as the exporter did before
 it instantiated repeated blocks, and says whether the text is the same.
+Compile times are medians of ``--repeats`` runs (3), ``wsc-opt`` and
+``mlir-opt`` alternating.
 
     PYTHONPATH=python /usr/bin/python3 bench/gpt3_compile.py [--only 175b]
     PYTHONPATH=python /usr/bin/python3 bench/gpt3_compile.py --depths 24 48 96 [--reference]
@@ -26,6 +28,7 @@ import argparse
 import dataclasses
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,9 +50,9 @@ MODELS = [(size, models.GPTConfig.gpt3(size), batch, systems)
 MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
 
 
-def timed(cmd, stdin=None):
+def timed(cmd):
     start = time.perf_counter()
-    done = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True)
     return time.perf_counter() - start, done
 
 
@@ -76,25 +79,34 @@ def export(config, batch, reference=False):
     return text, time.perf_counter() - start
 
 
-def compile_times(src, systems, schedule):
-    """Seconds of wsc-opt, wsc-translate and the mlir-opt peer on ``src``, and
-    wsc-opt's result (its stderr on failure)."""
-    wsc_s, done = timed([tool_path("wsc-opt"), src,
-                         f"--wsc-pipeline=systems={systems} micro-batch=auto "
-                         "offload-activations=true"])
-    peer_s, _ = timed([MLIR_OPT, "--canonicalize", "--cse", src, "-o", os.devnull])
-    times = {"wsc_opt_s": wsc_s, "peer_s": peer_s}
+def compile_times(src, systems, schedule, repeats):
+    """Seconds of wsc-opt and the mlir-opt peer on ``src`` (medians of
+    ``repeats`` runs, the two alternating so that both see the same machine;
+    each writes its output to a file), then of wsc-translate; and wsc-opt's
+    last run (its stderr on failure)."""
+    compiled = schedule + ".mlir"
+    wsc_runs, peer_runs = [], []
+    for _ in range(repeats):
+        wsc_s, done = timed([tool_path("wsc-opt"), src,
+                             f"--wsc-pipeline=systems={systems} micro-batch=auto "
+                             "offload-activations=true", "-o", compiled])
+        peer_s, _ = timed([MLIR_OPT, "--canonicalize", "--cse", src, "-o", compiled + ".peer"])
+        wsc_runs.append(wsc_s)
+        peer_runs.append(peer_s)
+        if done.returncode:
+            break
+    times = {"wsc_opt_s": statistics.median(wsc_runs), "peer_s": statistics.median(peer_runs)}
     if done.returncode:
         return times, done
-    translate_s, translated = timed([tool_path("wsc-translate"), "--wsc-to-schedule",
-                                     "-o", schedule], done.stdout)
+    translate_s, translated = timed([tool_path("wsc-translate"), "--wsc-to-schedule", compiled,
+                                     "-o", schedule])
     if translated.returncode:
         sys.exit(translated.stderr[-2000:])
     times["translate_s"] = translate_s
     return times, done
 
 
-def run(name, config, batch, systems, workdir):
+def run(name, config, batch, systems, workdir, repeats):
     exported, export_s = export(config, batch)
     src = os.path.join(workdir, f"gpt3-{name}.mlir")
     with open(src, "w") as f:
@@ -103,7 +115,7 @@ def run(name, config, batch, systems, workdir):
     result = {"model": name, "params": params, "systems": systems, "tokens": tokens,
               "flops": 6 * tokens * params, "export_s": export_s}
     schedule = os.path.join(workdir, f"gpt3-{name}.json")
-    times, done = compile_times(src, systems, schedule)
+    times, done = compile_times(src, systems, schedule, repeats)
     result.update(times)
     if done.returncode:
         result["error"] = first_error(done.stderr)
@@ -127,7 +139,7 @@ def run(name, config, batch, systems, workdir):
     return result
 
 
-def run_depths(depths, reference, workdir):
+def run_depths(depths, reference, workdir, repeats):
     """GPT-3 175B's width at each depth: export, wsc-opt, wsc-translate, total, peer."""
     _, base, batch, systems = next(m for m in MODELS if m[0] == "175b")
     for depth in depths:
@@ -136,7 +148,8 @@ def run_depths(depths, reference, workdir):
         src = os.path.join(workdir, f"gpt3-175b-{depth}.mlir")
         with open(src, "w") as f:
             f.write(text)
-        times, done = compile_times(src, systems, os.path.join(workdir, "schedule.json"))
+        times, done = compile_times(src, systems, os.path.join(workdir, "schedule.json"),
+                                    repeats)
         if done.returncode:
             print(f"{depth:4d} layers: export {export_s:.2f} s; wsc-opt failed: "
                   f"{first_error(done.stderr)}", flush=True)
@@ -160,12 +173,17 @@ def main():
                         help="time the compile of GPT-3 175B's width at these depths instead")
     parser.add_argument("--reference", action="store_true",
                         help="with --depths: also export tracing every block, and compare")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs of wsc-opt and mlir-opt each, alternating; medians "
+                             "(default 3)")
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
     if args.depths:
         if args.only or min(args.depths) < 1:
             parser.error("--depths takes positive depths and no --only")
         with tempfile.TemporaryDirectory() as workdir:
-            run_depths(args.depths, args.reference, workdir)
+            run_depths(args.depths, args.reference, workdir, args.repeats)
         return
     if args.reference:
         parser.error("--reference goes with --depths")
@@ -174,7 +192,7 @@ def main():
         parser.error(f"--only must be one of {[m[0] for m in MODELS]}")
     with tempfile.TemporaryDirectory() as workdir:
         for m in chosen:
-            r = run(*m, workdir)
+            r = run(*m, workdir, args.repeats)
             head = (f"{r['model']:>5} {r['params'] / 1e9:6.1f}B params, {r['systems']} systems, "
                     f"{r['tokens'] / 1e6:.2f}M tokens, {r['flops'] / 1e15:.1f} PFLOP/step; "
                     f"export {r['export_s']:.1f} s, wsc-opt {r['wsc_opt_s']:.2f} s "
