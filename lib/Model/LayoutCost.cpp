@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <type_traits>
 #include <limits>
+#include <type_traits>
 
 namespace wsc::model {
 
@@ -537,7 +537,8 @@ namespace {
 class KeyWriter {
 public:
   template <typename T> KeyWriter &operator<<(T value) {
-    static_assert(std::is_trivially_copyable_v<T>);
+    // A pointer's bytes would key the address, not what it points to.
+    static_assert(std::is_trivially_copyable_v<T> && !std::is_pointer_v<T>);
     char bytes[sizeof(T)];
     std::memcpy(bytes, &value, sizeof(T));
     key.append(bytes, sizeof(T));

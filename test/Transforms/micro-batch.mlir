@@ -11,6 +11,7 @@
 // RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming stream-dtype=f32 micro-batch=auto" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STREAMS
 // RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefixes=KERNELS,KERNELS-EXPLORE
 // RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=auto" -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNELS
+// RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 systems=3 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNEVEN
 
 // Each kernel's tensors are whole on every PE: 32 kB per PE at the
 // per-system batch of 8, so "a"'s result and "b"'s (64 kB) do not fit
@@ -113,8 +114,11 @@ module @no_batch {
 // activations for the backward pass kept in MemoryX. With
 // offload-activations that size fits, costs their streams, and is faster
 // than two micro-batches of 1; without, auto takes 1.
-// OFFLOAD: remark: candidate micro-batch 1: {{.*}}, peak SRAM 28676 of 49152 B/PE, streamed {{[0-9]+}} B{{$}}
-// OFFLOAD: remark: candidate micro-batch 2: {{.*}}, peak SRAM 32772 of 49152 B/PE, streamed {{[0-9]+}} B, activations offloaded 40992 B
+// The offloaded activations count in the streams: two micro-batches of 1
+// stream the weights and gradients twice (117620800 B), one of 2 once
+// (58810400 B) plus its 40992 B of activations out and back in.
+// OFFLOAD: remark: candidate micro-batch 1: {{.*}}, peak SRAM 28676 of 49152 B/PE, streamed 117620800 B{{$}}
+// OFFLOAD: remark: candidate micro-batch 2: {{.*}}, peak SRAM 32772 of 49152 B/PE, streamed 58892384 B, activations offloaded 40992 B
 // OFFLOAD: remark: micro-batch 2 of 2 per system (explore)
 // OFFLOAD: remark: 6 activations kept for the backward pass stream to MemoryX and back (40992 B each way
 // RESIDENT: remark: candidate micro-batch 2: {{.*}}does not fit: the step's live values need 57348 bytes per PE at kernel '8.bwd'
@@ -129,9 +133,20 @@ module @no_batch {
 // 4096 samples on one PE: from 64 per micro-batch on, a kernel alone does
 // not fit, which the size's first test finds without copying the step; the
 // reason is the first kernel in program order that does not fit.
+// KERNELS-EXPLORE: remark: candidate micro-batch 2: 2048 per step, the last of 2; modeled step {{.*}} (compute 30.940 ms,
+// KERNELS-EXPLORE: remark: candidate micro-batch 4: 1024 per step, the last of 4; modeled step {{.*}} (compute 26.783 ms,
 // KERNELS-EXPLORE: remark: candidate micro-batch 32: {{.*}} peak SRAM 32772 of 49152 B/PE
 // KERNELS-EXPLORE: remark: candidate micro-batch 64: 64 per step, the last of 64; does not fit: kernel '2.bwd': no layout fits the 49152-byte PE SRAM; the smallest (fig15) needs 65536 bytes per PE
 // KERNELS: remark: micro-batch 32 of 4096 per system ({{auto|explore}}): {{.*}}; the whole batch does not fit: kernel '0.fwd': no layout fits the 49152-byte PE SRAM; the smallest (fig15) needs 2097152 bytes per PE
+
+// A last micro-batch smaller than the others is modeled at its own size.
+// On 3 systems each runs 1366 of the 4096 samples: in micro-batches of 4,
+// 341 full ones and a last of 2. A kernel's compute depends on its samples,
+// not on the systems, so one pass of 4 takes 26.783 ms / 1024 and one of 2
+// takes 30.940 ms / 2048 (KERNELS-EXPLORE, one system): 341 x 26.155 us +
+// 15.107 us = 8.934 ms. Counting the last as a full one would give 8.945
+// ms of compute and a step of 9.022 ms.
+// UNEVEN: remark: candidate micro-batch 4: 342 per step, the last of 2; modeled step 9.011 ms (compute 8.934 ms, stream 2.216 ms, accumulate 0.02 us)
 
 // none (the default) sets nothing and says nothing.
 // NONE-NOT: micro-batch

@@ -41,6 +41,12 @@
 // RUN: FileCheck %s --check-prefix=FASTER-WS-IR < %t.large
 // FASTER-WS: remark: mode weight_streaming (auto): layer-pipelined footprint {{.*}} batch 4096) fits in wafer SRAM 38.9 GB; estimated step: weight streaming 19.72 us, layer-pipelined 33.54 us at best
 // FASTER-WS-IR: wsc.mode = #wsc.mode<weight_streaming>
+// Where the weights stream longer than the kernels compute (5.3M f32
+// parameters, batch 2), each kernel takes its streams' time: the estimate
+// is the step wsc-micro-batch models for the whole batch (micro-batch.mlir,
+// STREAMS), not the 32.68 us the kernels compute.
+// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-attach-target="stream-dtype=f32" --wsc-form-kernels --wsc-select-mode -o /dev/null 2>&1 | FileCheck %s --check-prefix=STREAM-BOUND
+// STREAM-BOUND: remark: mode layer_pipelined (auto): {{.*}}; estimated step: weight streaming 290.17 us, layer-pipelined 0.47 us at best
 // Forced, the mode is kept whatever the estimates, and none is printed.
 // RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED-LP
 // FORCED-LP: remark: mode layer_pipelined (forced): {{.*}} fits in wafer SRAM 38.9 GB{{$}}
