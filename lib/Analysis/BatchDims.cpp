@@ -35,6 +35,14 @@ struct Solver {
   Operation *conflict = nullptr;
   const char *conflictWhy = nullptr;
 
+  /// Ops none of whose values gained a fact since their last visit: a
+  /// visit reads only those facts, so visiting again would add nothing.
+  DenseSet<Operation *> settled;
+
+  /// Settles `op` as it is visited; false if it was settled already (no
+  /// need to visit it).
+  bool settle(Operation *op) { return settled.insert(op).second; }
+
   bool set(Value value, int64_t dim, Operation *at, int64_t in = 1) {
     if (!llvm::isa<RankedTensorType>(value.getType()))
       return false;
@@ -42,6 +50,16 @@ struct Solver {
     if (inserted) {
       inner[value] = in;
       changed = true;
+      // The ops that read this fact: the value's owner, its users, and
+      // the kernel whose yield a user is (a kernel reads its body's
+      // arguments and yielded values).
+      Operation *owner = value.getDefiningOp();
+      settled.erase(owner ? owner : value.getParentBlock()->getParentOp());
+      for (Operation *user : value.getUsers()) {
+        settled.erase(user);
+        if (user->hasTrait<OpTrait::IsTerminator>())
+          settled.erase(user->getParentOp());
+      }
       return true;
     }
     if ((it->second != dim || inner.lookup(value) != in) && !conflict)
@@ -54,8 +72,15 @@ struct Solver {
   }
   int64_t innerOf(Value value) const { return inner.lookup(value); }
 
+  /// Named ops build their indexing maps anew on every call; each sweep
+  /// visits every op again, so they are built once.
+  DenseMap<Operation *, SmallVector<AffineMap>> indexingMaps{};
+
   void visitLinalg(linalg::LinalgOp op) {
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    auto [cached, inserted] = indexingMaps.try_emplace(op);
+    if (inserted)
+      cached->second = op.getIndexingMapsArray();
+    ArrayRef<AffineMap> maps = cached->second;
     std::optional<unsigned> batchLoop;
     int64_t loopInner = 1;
     auto noteLoop = [&](AffineMap map, int64_t dim, int64_t in) {
@@ -69,8 +94,7 @@ struct Solver {
     for (OpOperand &operand : op->getOpOperands())
       if (auto dim = get(operand.get()))
         noteLoop(maps[operand.getOperandNumber()], *dim, innerOf(operand.get()));
-    // A result's map is its init operand's: named ops build their maps
-    // anew on every call, so they are built once here.
+    // A result's map is its init operand's.
     auto resultMap = [&](OpResult result) {
       return maps[op.getNumDpsInputs() + result.getResultNumber()];
     };
@@ -326,9 +350,19 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
     solver.set(arg, 0, func, size / result.globalBatch);
   }
   solver.globalBatch = result.globalBatch;
-  SmallVector<Operation *> ops = sweepOrder(func);
+  // Only tensors have batch dims: ops on none (the scalar bodies of linalg
+  // ops) are not visited.
+  auto isTensor = [](Type type) { return llvm::isa<RankedTensorType>(type); };
+  SmallVector<Operation *> ops = sweepOrder(func, [&](Operation *op) {
+    return llvm::none_of(op->getOperandTypes(), isTensor) &&
+           llvm::none_of(op->getResultTypes(), isTensor);
+  });
   if (failed(sweepToFixpoint(
-          ops, [&](Operation *op) { solver.visit(op); },
+          ops,
+          [&](Operation *op) {
+            if (solver.settle(op))
+              solver.visit(op);
+          },
           [&] { return std::exchange(solver.changed, false); },
           [&]() -> LogicalResult {
             if (!solver.conflict)

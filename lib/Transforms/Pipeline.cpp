@@ -56,7 +56,6 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCLowerWeightStreaming());
   pm.addPass(createWSCLowerLayerPipelined());
   pm.addPass(createWSCFoldTransposes());
-  pm.addPass(createCanonicalizerPass(canonicalize));
 }
 
 /// The numeric options' ranges, checked before any pass runs: `systems=0`

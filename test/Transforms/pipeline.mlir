@@ -1,5 +1,22 @@
 // RUN: wsc-opt %s --wsc-pipeline="mode=weight_streaming stream-dtype=f32" -split-input-file 2>/dev/null | FileCheck %s
 
+// The pipeline leaves nothing for the canonicalizer: what folding transposes
+// fuses away, it also erases. Training steps (a CNN with BatchNorm, MLPs)
+// and this file's inference functions each come out unchanged by
+// --canonicalize.
+// RUN: wsc-opt %s --wsc-pipeline="mode=weight_streaming stream-dtype=f32" -split-input-file -o %t.infer 2>/dev/null
+// RUN: wsc-opt %t.infer -split-input-file -o %t.infer.printed
+// RUN: wsc-opt %t.infer --canonicalize -split-input-file -o %t.infer.canonical
+// RUN: diff %t.infer.printed %t.infer.canonical
+// RUN: wsc-opt %S/../Translate/Inputs/conv-bn-train.mlir --wsc-pipeline="systems=2" -o %t.cnn 2>/dev/null
+// RUN: wsc-opt %t.cnn -o %t.cnn.printed
+// RUN: wsc-opt %t.cnn --canonicalize -o %t.cnn.canonical
+// RUN: diff %t.cnn.printed %t.cnn.canonical
+// RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-pipeline="systems=4 micro-batch=auto" -o %t.mlp 2>/dev/null
+// RUN: wsc-opt %t.mlp -o %t.mlp.printed
+// RUN: wsc-opt %t.mlp --canonicalize -o %t.mlp.canonical
+// RUN: diff %t.mlp.printed %t.mlp.canonical
+
 // A JAX export (StableHLO to linalg): the dense layer and the ReLU are
 // private helpers called from @main, and the weights are arguments. The
 // pipeline inlines the helpers and drops them, then imports @main: its
