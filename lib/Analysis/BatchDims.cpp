@@ -37,11 +37,23 @@ struct Solver {
 
   /// Ops none of whose values gained a fact since their last visit: a
   /// visit reads only those facts, so visiting again would add nothing.
+  /// (Each visit takes its op's facts as far as they go, so the facts it
+  /// adds itself leave it settled.)
   DenseSet<Operation *> settled;
+  Operation *visiting = nullptr;
 
-  /// Settles `op` as it is visited; false if it was settled already (no
-  /// need to visit it).
-  bool settle(Operation *op) { return settled.insert(op).second; }
+  /// Visits `op` unless it is settled.
+  void visitUnsettled(Operation *op) {
+    if (!settled.insert(op).second)
+      return;
+    visiting = op;
+    visit(op);
+    visiting = nullptr;
+  }
+  void unsettle(Operation *op) {
+    if (op != visiting)
+      settled.erase(op);
+  }
 
   bool set(Value value, int64_t dim, Operation *at, int64_t in = 1) {
     if (!llvm::isa<RankedTensorType>(value.getType()))
@@ -54,11 +66,11 @@ struct Solver {
       // the kernel whose yield a user is (a kernel reads its body's
       // arguments and yielded values).
       Operation *owner = value.getDefiningOp();
-      settled.erase(owner ? owner : value.getParentBlock()->getParentOp());
+      unsettle(owner ? owner : value.getParentBlock()->getParentOp());
       for (Operation *user : value.getUsers()) {
-        settled.erase(user);
+        unsettle(user);
         if (user->hasTrait<OpTrait::IsTerminator>())
-          settled.erase(user->getParentOp());
+          unsettle(user->getParentOp());
       }
       return true;
     }
@@ -176,6 +188,8 @@ struct Solver {
     if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
       return visitSlice(slice.getSource(), slice.getResult(), slice.getDroppedDims(), op);
     if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op)) {
+      // Through the source, a fact on either of the others reaches both.
+      visitSlice(insert.getResult(), insert.getSource(), insert.getDroppedDims(), op);
       visitSlice(insert.getDest(), insert.getSource(), insert.getDroppedDims(), op);
       visitSlice(insert.getResult(), insert.getSource(), insert.getDroppedDims(), op);
       return;
@@ -359,10 +373,7 @@ FailureOr<BatchDims> BatchDims::compute(func::FuncOp func) {
   });
   if (failed(sweepToFixpoint(
           ops,
-          [&](Operation *op) {
-            if (solver.settle(op))
-              solver.visit(op);
-          },
+          [&](Operation *op) { solver.visitUnsettled(op); },
           [&] { return std::exchange(solver.changed, false); },
           [&]() -> LogicalResult {
             if (!solver.conflict)
