@@ -499,21 +499,21 @@ double conversionCycles(const std::vector<int64_t> &shape, int64_t elementBytes,
 //===----------------------------------------------------------------------===//
 
 std::string KernelReport::str() const {
-  const Layout &m = chosen.candidate.mapping;
-  const KernelCycles &c = chosen.cycles;
-  std::string text = kernel + ": " + chosen.candidate.label + " x=" + names(m.x) +
+  const Layout &m = chosen->candidate.mapping;
+  const KernelCycles &c = chosen->cycles;
+  std::string text = kernel + ": " + chosen->candidate.label + " x=" + names(m.x) +
                      " y=" + names(m.y) + " on " + std::to_string(m.pesX) + "x" +
                      std::to_string(m.pesY) + " PEs, " + cyclesText(c.total()) +
                      " cycles (compute " + cyclesText(c.compute) + ", reduce " +
                      cyclesText(c.reduce) + ", broadcast " + cyclesText(c.broadcast) +
                      ", halo " + cyclesText(c.halo) + "), SRAM " +
-                     std::to_string(chosen.sramBytes) + " B/PE";
+                     std::to_string(chosen->sramBytes) + " B/PE";
   if (conversionCycles > 0)
     text += ", after a conversion of " + cyclesText(conversionCycles) + " cycles";
   if (!runnerUp.empty())
     text += "; runner-up " + runnerUp + ", " + cyclesText(runnerUpCycles) + " cycles";
   text += "\n";
-  for (const auto *list : {&chosen.operands, &chosen.results})
+  for (const auto *list : {&chosen->operands, &chosen->results})
     for (const TensorPlacement &p : *list) {
       text += "  " + p.name + ": " + p.layout.str() + ", tile " + shapeText(p.tile.shape) + " " +
               std::to_string(p.tile.bytes) + " B" + (p.streamed ? " (streamed)" : "") + "\n";
@@ -585,7 +585,7 @@ size_t LayoutCache::intern(const KernelDesc &kernel, const LayoutContext &contex
     std::vector<Evaluation> all;
     for (const Candidate &c : candidates(kernel, context))
       all.push_back(evaluate(kernel, c, context));
-    evaluated.push_back(std::move(all));
+    evaluated.push_back(std::make_shared<const std::vector<Evaluation>>(std::move(all)));
   }
   return it->second;
 }
@@ -598,8 +598,8 @@ double LayoutCache::conversion(size_t fromId, size_t from, size_t result,
   if (inserted) {
     const TensorUse &in = consumer.operands[operand];
     it->second = conversionCycles(consumer.shapeOf(in), in.elementBytes,
-                                  evaluated[fromId][from].results[result].layout,
-                                  evaluated[toId][to].operands[operand].layout, target);
+                                  (*evaluated[fromId])[from].results[result].layout,
+                                  (*evaluated[toId])[to].operands[operand].layout, target);
   }
   return it->second;
 }
@@ -702,7 +702,7 @@ LayoutPlan chooseLayouts(const std::vector<KernelDesc> &chain, const LayoutConte
     KernelReport &report = plan.kernels[k];
     const std::vector<Evaluation> &evaluated = cache->evaluations(ids[k]);
     report.kernel = chain[k].name;
-    report.chosen = evaluated[options[k][choice]];
+    report.chosen = cache->evaluation(ids[k], options[k][choice]);
     report.conversionCycles = toPrev[k][choice];
     for (size_t c : options[k]) {
       double cycles = evaluated[c].cycles.total();

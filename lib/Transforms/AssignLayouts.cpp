@@ -257,15 +257,15 @@ void LayoutAssigner::writeChosen(Planned &planned, const model::KernelReport &ch
     return ArrayAttr::get(mlirContext, layouts);
   };
   const KernelDescription &d = *planned.description;
-  kernel.setOperandLayoutsAttr(write(d.inputs, kernel.getInputs(), chosen.chosen.operands));
-  kernel.setResultLayoutsAttr(write(d.results, kernel.getResults(), chosen.chosen.results));
+  kernel.setOperandLayoutsAttr(write(d.inputs, kernel.getInputs(), chosen.chosen->operands));
+  kernel.setResultLayoutsAttr(write(d.results, kernel.getResults(), chosen.chosen->results));
   LLVM_DEBUG(llvm::dbgs() << chosen.str());
-  if (!chosen.chosen.fits)
+  if (!chosen.chosen->fits)
     reportWarning(kernel->getParentOfType<ModuleOp>(), kernel.getLoc(),
                   "kernel '" + kernel.getKernelName() + "': no layout fits the " +
                       Twine(target.sramPerPe) + "-byte PE SRAM; took the smallest (" +
-                      chosen.chosen.candidate.label + "), which needs " +
-                      Twine(chosen.chosen.sramBytes) + " bytes per PE");
+                      chosen.chosen->candidate.label + "), which needs " +
+                      Twine(chosen.chosen->sramBytes) + " bytes per PE");
   if (assignOptions.report)
     emitReport(kernel.getLoc(), chosen.str());
 }
@@ -295,10 +295,11 @@ LogicalResult LayoutAssigner::choose(ArrayRef<Planned *> chain) {
 }
 
 /// Where a consumer wants an operand in another distribution than its
-/// producer left it in (names aside), convert it first.
+/// producer left it in (names aside), convert it first. Kernels are ops of
+/// the step's block, never nested: their bodies are not walked.
 void LayoutAssigner::insertConversions(func::FuncOp func,
                                        const DenseSet<OpOperand *> &streamed) {
-  func.walk([&](KernelOp kernel) {
+  for (KernelOp kernel : func.getBody().getOps<KernelOp>()) {
     for (OpOperand &operand : kernel->getOpOperands()) {
       auto wanted = llvm::dyn_cast<LayoutAttr>(
           (*kernel.getOperandLayouts())[operand.getOperandNumber()]);
@@ -328,7 +329,7 @@ void LayoutAssigner::insertConversions(func::FuncOp func,
                                              streamed.contains(&operand));
       operand.set(convert.getOutput());
     }
-  });
+  }
 }
 
 LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDims,

@@ -37,14 +37,14 @@ Evaluation evaluateLabel(const KernelDesc &k, const LayoutContext &c, const std:
 
 std::string chosenLabel(const LayoutPlan &plan, size_t k = 0) {
   EXPECT_TRUE(plan.feasible) << plan.error;
-  return plan.feasible ? plan.kernels[k].chosen.candidate.label : "";
+  return plan.feasible ? plan.kernels[k].chosen->candidate.label : "";
 }
 
 /// The plan's total, recomputed from its parts.
 double sumOfParts(const LayoutPlan &plan) {
   double total = 0;
   for (const KernelReport &k : plan.kernels)
-    total += k.chosen.cycles.total() + k.conversionCycles;
+    total += k.chosen->cycles.total() + k.conversionCycles;
   return total;
 }
 
@@ -101,7 +101,7 @@ TEST(LayoutCost, Figure15ForGptLikeLinear) {
   // rows, ceil(2048/230) = 9 tokens; 228 rows per sample hold data.
   LayoutPlan plan = chooseLayout(linearForward("fc", 4, 2048, 12288, 12288), LayoutContext{});
   ASSERT_EQ(chosenLabel(plan), "fig15");
-  const Evaluation &e = plan.kernels[0].chosen;
+  const Evaluation &e = *plan.kernels[0].chosen;
   EXPECT_DOUBLE_EQ(e.cycles.compute, 9.0 * 14 * 12288 / 4);
   EXPECT_DOUBLE_EQ(e.cycles.reduce, 9.0 * 12288 * 2 / 4 + 924);
   EXPECT_DOUBLE_EQ(e.cycles.broadcast, 12288.0 * 14 * 2 / 4 + 4 * 228);
@@ -157,7 +157,7 @@ TEST(LayoutCost, SparsityCanChangeTheChosenLayout) {
   EXPECT_EQ(chosenLabel(plan), "fig16 b:2");
   const Evaluation fig15 = evaluateLabel(sparse, c, "fig15");
   EXPECT_LT(plan.totalCycles, fig15.cycles.total());
-  EXPECT_LT(plan.kernels[0].chosen.cycles.reduce, fig15.cycles.reduce);
+  EXPECT_LT(plan.kernels[0].chosen->cycles.reduce, fig15.cycles.reduce);
 }
 
 TEST(LayoutCost, Figure16WhenTokensFarOutnumberFeatures) {
@@ -169,7 +169,7 @@ TEST(LayoutCost, Figure16WhenTokensFarOutnumberFeatures) {
   KernelDesc fc = linearForward("fc", 1024, 128, 256, 256);
   LayoutPlan plan = chooseLayout(fc, c);
   ASSERT_EQ(chosenLabel(plan), "fig16 b:32");
-  const Evaluation &e = plan.kernels[0].chosen;
+  const Evaluation &e = *plan.kernels[0].chosen;
   EXPECT_EQ(e.operands[0].tile.shape, (std::vector<int64_t>{1, 5, 10}));
   EXPECT_DOUBLE_EQ(e.cycles.compute, 5.0 * 256 * 10 / 4);
   EXPECT_DOUBLE_EQ(e.cycles.reduce, 5.0 * 256 * 2 / 4 + 28);
@@ -190,7 +190,7 @@ TEST(LayoutCost, Figure26SpatialForWideShallowConvolutions) {
   KernelDesc conv = conv2dForward("conv", 1, 16, 16, 1024, 1024, 3);
   LayoutPlan plan = chooseLayout(conv, c);
   ASSERT_EQ(chosenLabel(plan), "fig26");
-  const Evaluation &e = plan.kernels[0].chosen;
+  const Evaluation &e = *plan.kernels[0].chosen;
   EXPECT_EQ(e.operands[0].layout.str(), "dims=[n,ci,h,w] x=[w] y=[n,h] pes=924x920 tiling=uneven");
   EXPECT_EQ(e.operands[0].tile.shape, (std::vector<int64_t>{1, 16, 2, 2}));
   EXPECT_DOUBLE_EQ(e.cycles.compute, 16.0 * 16 * 2 * 2 * 9 / 4);
@@ -216,7 +216,7 @@ TEST(LayoutCost, ChannelsForDeepNarrowConvolutions) {
   EXPECT_LT(channels.cycles.total(), evaluateLabel(conv, c, "fig26").cycles.total() / 100);
   LayoutPlan plan = chooseLayout(conv, c);
   ASSERT_TRUE(plan.feasible);
-  const Evaluation &chosen = plan.kernels[0].chosen;
+  const Evaluation &chosen = *plan.kernels[0].chosen;
   EXPECT_NE(chosen.candidate.label.find("+co"), std::string::npos) << chosen.candidate.label;
   EXPECT_LT(chosen.cycles.total(), channels.cycles.total());
 }
@@ -230,7 +230,7 @@ TEST(LayoutCost, ChannelSplitsUseTheWaferForSmallFeatureMaps) {
   EXPECT_EQ(fig26.operands[0].tile.pesX * fig26.operands[0].tile.pesY, 256);
   LayoutPlan plan = chooseLayout(conv, c);
   ASSERT_TRUE(plan.feasible);
-  const Evaluation &chosen = plan.kernels[0].chosen;
+  const Evaluation &chosen = *plan.kernels[0].chosen;
   EXPECT_NE(chosen.candidate.label, "fig26");
   EXPECT_NE(chosen.candidate.label, "channels");
   // More PEs hold the input, each a smaller tile, and the step is faster.
@@ -310,9 +310,9 @@ TEST(LayoutCost, PoolingSplitsItsChannelsWhenTheMapIsSmall) {
   LayoutPlan plan = chooseLayout(pool, c);
   ASSERT_TRUE(plan.feasible);
   EXPECT_EQ(chosenLabel(plan), "fig26+co");
-  EXPECT_EQ(plan.kernels[0].chosen.operands[0].layout.y,
+  EXPECT_EQ(plan.kernels[0].chosen->operands[0].layout.y,
             (std::vector<std::string>{"c", "n", "h"}));
-  EXPECT_LT(plan.kernels[0].chosen.sramBytes, evaluateLabel(pool, c, "fig26").sramBytes);
+  EXPECT_LT(plan.kernels[0].chosen->sramBytes, evaluateLabel(pool, c, "fig26").sramBytes);
 }
 
 TEST(LayoutCost, Figure17BackwardSplitsH1OverX) {
@@ -321,13 +321,13 @@ TEST(LayoutCost, Figure17BackwardSplitsH1OverX) {
   LayoutPlan bwd = chooseLayout(linearBackwardData("fc.bwd", 4, 2048, 12288, 12288), c);
   ASSERT_EQ(chosenLabel(fwd), "fig15");
   ASSERT_EQ(chosenLabel(bwd), "fig15");
-  EXPECT_EQ(fwd.kernels[0].chosen.operands[1].layout.str(),
+  EXPECT_EQ(fwd.kernels[0].chosen->operands[1].layout.str(),
             "dims=[h1,h0] x=[h0] y=[] pes=924x920 tiling=uneven");
-  EXPECT_EQ(bwd.kernels[0].chosen.operands[1].layout.str(),
+  EXPECT_EQ(bwd.kernels[0].chosen->operands[1].layout.str(),
             "dims=[h1,h0] x=[h1] y=[] pes=924x920 tiling=uneven");
   // dy arrives as the forward pass left y, dx leaves as it found x.
-  EXPECT_EQ(bwd.kernels[0].chosen.operands[0].layout.x, std::vector<std::string>{"h1"});
-  EXPECT_EQ(bwd.kernels[0].chosen.results[0].layout.x, std::vector<std::string>{"h0"});
+  EXPECT_EQ(bwd.kernels[0].chosen->operands[0].layout.x, std::vector<std::string>{"h1"});
+  EXPECT_EQ(bwd.kernels[0].chosen->results[0].layout.x, std::vector<std::string>{"h0"});
   EXPECT_DOUBLE_EQ(bwd.totalCycles, fwd.totalCycles); // square weight: mirror images
 }
 
@@ -408,7 +408,7 @@ TEST(LayoutCost, WeightGradientReducesOverYAndLeavesSplitByH0) {
   LayoutPlan plan =
       chooseLayout(linearBackwardWeight("fc.wgrad", 4, 2048, 12288, 12288), LayoutContext{});
   ASSERT_EQ(chosenLabel(plan), "fig15");
-  const Evaluation &e = plan.kernels[0].chosen;
+  const Evaluation &e = *plan.kernels[0].chosen;
   EXPECT_EQ(e.results[0].layout.str(), "dims=[h1,h0] x=[h0] y=[] pes=924x920 tiling=uneven");
   // One pass (the gradient streams out): partial sums [12288, 14] in FP32
   // along the ring of 920 rows (4 samples x 230 rows).
@@ -418,7 +418,7 @@ TEST(LayoutCost, WeightGradientReducesOverYAndLeavesSplitByH0) {
 TEST(LayoutCost, AttentionKeepsHeadsAndKeysOnX) {
   LayoutPlan plan = chooseLayout(attentionScores("qk", 4, 96, 2048, 128), LayoutContext{});
   ASSERT_EQ(chosenLabel(plan), "heads+keys");
-  EXPECT_DOUBLE_EQ(plan.kernels[0].chosen.cycles.reduce, 0); // e stays whole
+  EXPECT_DOUBLE_EQ(plan.kernels[0].chosen->cycles.reduce, 0); // e stays whole
 }
 
 TEST(LayoutCost, LayerNormAllReducesItsStatistics) {
@@ -448,7 +448,7 @@ TEST(LayoutCost, SramDecidesWhenTheCheapestLayoutOverflows) {
   EXPECT_FALSE(cheapest.fits);
   LayoutPlan plan = chooseLayout(ln, c);
   ASSERT_EQ(chosenLabel(plan), "fig16 b:2");
-  EXPECT_EQ(plan.kernels[0].chosen.sramBytes, 49152 - 600 + 540);
+  EXPECT_EQ(plan.kernels[0].chosen->sramBytes, 49152 - 600 + 540);
   EXPECT_GT(plan.totalCycles, cheapest.cycles.total());
 }
 
@@ -500,8 +500,8 @@ TEST(LayoutCost, OverflowToSmallestTakesTheLeastSram) {
   c.overflowToSmallest = true;
   LayoutPlan plan = chooseLayout(layerNorm("ln", 4, 2048, 12288), c);
   ASSERT_EQ(chosenLabel(plan), "fig15");
-  EXPECT_FALSE(plan.kernels[0].chosen.fits);
-  EXPECT_EQ(plan.kernels[0].chosen.sramBytes, 98304);
+  EXPECT_FALSE(plan.kernels[0].chosen->fits);
+  EXPECT_EQ(plan.kernels[0].chosen->sramBytes, 98304);
 }
 
 TEST(LayoutCost, ExactTilingKeepsOnlyDividingLayouts) {
@@ -513,7 +513,7 @@ TEST(LayoutCost, ExactTilingKeepsOnlyDividingLayouts) {
   c.height = 512; // 4 samples x 128 rows, 2048 / 128 = 16
   LayoutPlan plan = chooseLayout(fc, c);
   ASSERT_EQ(chosenLabel(plan), "fig15");
-  EXPECT_EQ(plan.kernels[0].chosen.operands[0].layout.str(),
+  EXPECT_EQ(plan.kernels[0].chosen->operands[0].layout.str(),
             "dims=[b,s,h0] x=[h0] y=[b,s] pes=768x512 tiling=exact");
 }
 
@@ -557,7 +557,7 @@ TEST(Chain, NoConversionWhenItDoesNotPay) {
   EXPECT_DOUBLE_EQ(plan.totalCycles, sumOfParts(plan));
   // What the conversion would have cost: 14 -> 54 features, 9 -> 3 tokens;
   // all-to-all of 324-byte tiles over 912 columns and over 912 rows.
-  Layout out = plan.kernels[0].chosen.results[0].layout;
+  Layout out = plan.kernels[0].chosen->results[0].layout;
   Layout in = evaluateLabel(ln, c, "fig16 b:4").operands[0].layout;
   EXPECT_DOUBLE_EQ(conversionCycles({4, 2048, 12288}, 2, out, in, c.target),
                    2 * (912 / 4.0 * 324 / 4 + 912));
@@ -584,8 +584,8 @@ TEST(Chain, ConversionWhenItPays) {
   EXPECT_EQ(chosenLabel(four, 0), "fig16 b:2");
   for (size_t k = 1; k < chain.size(); ++k)
     EXPECT_EQ(chosenLabel(four, k), "fig16 b:16");
-  double convert = conversionCycles({256, 128, 256}, 2, four.kernels[0].chosen.results[0].layout,
-                                    four.kernels[1].chosen.operands[0].layout, c.target);
+  double convert = conversionCycles({256, 128, 256}, 2, four.kernels[0].chosen->results[0].layout,
+                                    four.kernels[1].chosen->operands[0].layout, c.target);
   EXPECT_GT(convert, 0);
   EXPECT_DOUBLE_EQ(four.kernels[1].conversionCycles, convert);
   for (size_t k = 2; k < chain.size(); ++k)

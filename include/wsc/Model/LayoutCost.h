@@ -16,6 +16,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -199,7 +200,9 @@ double conversionCycles(const std::vector<int64_t> &shape, int64_t elementBytes,
 
 struct KernelReport {
   std::string kernel;
-  Evaluation chosen;
+  /// Shared with the LayoutCache that evaluated it, not copied: a model's
+  /// repeated layers take one evaluation.
+  std::shared_ptr<const Evaluation> chosen;
   double conversionCycles = 0; ///< converting the chained operand first (0: none)
   /// The cheapest other candidate that fits, by its own cycles ("": none).
   std::string runnerUp;
@@ -227,7 +230,11 @@ class LayoutCache {
 public:
   /// The id of `kernel`'s signature and its evaluated candidates.
   size_t intern(const KernelDesc &kernel, const LayoutContext &context);
-  const std::vector<Evaluation> &evaluations(size_t id) const { return evaluated[id]; }
+  const std::vector<Evaluation> &evaluations(size_t id) const { return *evaluated[id]; }
+  /// Candidate `c` of kernel `id`, kept alive as long as it is held.
+  std::shared_ptr<const Evaluation> evaluation(size_t id, size_t c) const {
+    return {evaluated[id], &(*evaluated[id])[c]};
+  }
   /// Distinct kernels seen.
   size_t size() const { return evaluated.size(); }
   /// Conversion cycles from candidate `from` of kernel `fromId`'s result
@@ -237,7 +244,7 @@ public:
 
 private:
   std::unordered_map<std::string, size_t> ids; ///< signature -> id
-  std::vector<std::vector<Evaluation>> evaluated;
+  std::vector<std::shared_ptr<const std::vector<Evaluation>>> evaluated;
   std::map<std::array<size_t, 6>, double> conversions;
 };
 
