@@ -24,7 +24,8 @@ std::optional<int64_t> mlir::wsc::checkedElementCount(ArrayRef<int64_t> shape) {
 namespace {
 
 /// Emits the error at `loc` and fails when `type` is a tensor over the bound.
-LogicalResult checkType(Type type, Location loc, StringRef what) {
+/// `describe` names the value, and is called only then.
+LogicalResult checkType(Type type, Location loc, function_ref<std::string()> describe) {
   auto shaped = llvm::dyn_cast<RankedTensorType>(type);
   if (!shaped)
     return success();
@@ -32,12 +33,12 @@ LogicalResult checkType(Type type, Location loc, StringRef what) {
   // loops that index it.
   for (auto [i, dim] : llvm::enumerate(shaped.getShape()))
     if (dim == 0)
-      return emitError(loc) << what << " of type " << type << " has no elements (dim " << i
+      return emitError(loc) << describe() << " of type " << type << " has no elements (dim " << i
                             << " is 0): wsc needs every dim at least 1";
   std::optional<int64_t> count = checkedElementCount(shaped.getShape());
   if (count && *count <= kMaxTensorElements)
     return success();
-  InFlightDiagnostic diag = emitError(loc) << what << " of type " << type << " has ";
+  InFlightDiagnostic diag = emitError(loc) << describe() << " of type " << type << " has ";
   if (count)
     diag << *count << " elements";
   else
@@ -54,20 +55,23 @@ LogicalResult mlir::wsc::checkTensorSizes(Operation *root) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
-          if (failed(checkType(arg.getType(), arg.getLoc(),
-                               "argument #" + std::to_string(arg.getArgNumber()))))
+          if (failed(checkType(arg.getType(), arg.getLoc(), [&] {
+                return "argument #" + std::to_string(arg.getArgNumber());
+              })))
             return WalkResult::interrupt();
     for (OpResult value : op->getResults())
-      if (failed(checkType(value.getType(), op->getLoc(),
-                           "result #" + std::to_string(value.getResultNumber()) + " of '" +
-                               op->getName().getStringRef().str() + "'")))
+      if (failed(checkType(value.getType(), op->getLoc(), [&] {
+            return "result #" + std::to_string(value.getResultNumber()) + " of '" +
+                   op->getName().getStringRef().str() + "'";
+          })))
         return WalkResult::interrupt();
     // Types held as attributes: a MemoryX parameter's, a global's.
     for (NamedAttribute attr : op->getAttrs())
       if (auto typeAttr = llvm::dyn_cast<TypeAttr>(attr.getValue()))
-        if (failed(checkType(typeAttr.getValue(), op->getLoc(),
-                             "'" + attr.getName().str() + "' of '" +
-                                 op->getName().getStringRef().str() + "'")))
+        if (failed(checkType(typeAttr.getValue(), op->getLoc(), [&] {
+              return "'" + attr.getName().str() + "' of '" +
+                     op->getName().getStringRef().str() + "'";
+            })))
           return WalkResult::interrupt();
     return WalkResult::advance();
   });

@@ -83,6 +83,8 @@ private:
   const BatchDims *dims = nullptr;
   int64_t localBatch = 0;
   std::map<std::pair<int64_t, int64_t>, model::LayoutCache> caches;
+  /// defaultLayoutOf's, by tensor type, batch dim (-1: none) and rectangle.
+  DenseMap<std::tuple<Type, int64_t, int64_t, int64_t>, Attribute> defaultLayouts;
 
   /// The PE rectangle a kernel's tensors span: its rect, else the wafer.
   std::pair<int64_t, int64_t> pesOf(KernelOp kernel) const {
@@ -104,17 +106,24 @@ private:
 
   /// The Figure 15 default (KernelCost.h), marked uneven where it does not
   /// divide so that it is legal; unit for a stream.
-  Attribute defaultLayoutOf(Value value, std::pair<int64_t, int64_t> pes) const {
+  Attribute defaultLayoutOf(Value value, std::pair<int64_t, int64_t> pes) {
     auto tensor = llvm::dyn_cast<RankedTensorType>(value.getType());
     if (!tensor)
       return UnitAttr::get(value.getContext());
-    LayoutAttr layout = defaultLayout(value.getContext(), tensor.getRank(), dims->lookup(value));
+    std::optional<int64_t> batchDim = dims->lookup(value);
+    // The type, batch dim and rectangle decide it (shapeOf), and a model's
+    // layers repeat the same few.
+    auto [it, inserted] =
+        defaultLayouts.try_emplace({tensor, batchDim.value_or(-1), pes.first, pes.second});
+    if (!inserted)
+      return it->second;
+    LayoutAttr layout = defaultLayout(value.getContext(), tensor.getRank(), batchDim);
     model::Layout legal = layout.toModel(pes.first, pes.second);
     if (!model::verify(legal, shapeOf(value), 1, 0).empty()) {
       legal.tiling = model::Tiling::Uneven;
-      return LayoutAttr::get(value.getContext(), legal);
+      return it->second = LayoutAttr::get(value.getContext(), legal);
     }
-    return layout;
+    return it->second = layout;
   }
 
   model::TileInfo tileOf(LayoutAttr layout, Value value,

@@ -60,8 +60,14 @@ struct LegalizePass : public mlir::wsc::impl::WSCLegalizeBase<LegalizePass> {
     // only walk it again after every rewrite round.
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    bool pads = getOperation().walk([](tensor::PadOp) { return WalkResult::interrupt(); })
-                    .wasInterrupted();
+    bool pads = false, asserts = false;
+    getOperation().walk([&](Operation *op) {
+      pads |= llvm::isa<tensor::PadOp>(op);
+      asserts |= llvm::isa<cf::AssertOp>(op);
+    });
+    // Without pads or asserts there is nothing to rewrite.
+    if (!pads && !asserts)
+      return markAllAnalysesPreserved();
     bool foldedPads = false, rewritten = false;
     RewritePatternSet padAmounts(&getContext());
     padAmounts.add<FoldConstantPadAmounts>(&getContext());
