@@ -9,27 +9,30 @@
 
 #include "wsc/Support/TextualIRGuard.h"
 
-#include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 using namespace wsc;
 
 namespace {
 
-bool isIdentifierStart(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
+// ASCII classes, as MLIR's lexer has them (and inline: the scan reads
+// every byte of the input).
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool isSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+bool isIdentifierStart(char c) { return isAlpha(c) || c == '_'; }
 bool isIdentifierChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
-         c == '.';
+  return isAlpha(c) || isDigit(c) || c == '_' || c == '$' || c == '.';
 }
 char closerOf(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
 
 int hexValue(char c) {
   if (c >= '0' && c <= '9')
     return c - '0';
-  c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
@@ -39,7 +42,8 @@ public:
 
   std::optional<TextHazard> run() {
     while (pos < text.size()) {
-      if (atLineStart && startsWith("// -----")) {
+      char c = text[pos];
+      if (atLineStart && c == '/' && startsWith("// -----")) {
         // -split-input-file's marker: each part is parsed on its own. The
         // same line in an unsplit file is a comment, so nothing is refused
         // here; the parts' brackets are matched separately.
@@ -47,18 +51,17 @@ public:
         skipLine();
         continue;
       }
-      char c = text[pos];
-      if (startsWith("//")) {
+      if (c == '/' && startsWith("//")) {
         skipLine();
       } else if (c == '"') {
         if (auto h = scanString())
           return h;
-      } else if (startsWith("{-#")) {
+      } else if (c == '{' && startsWith("{-#")) {
         inMetadata = true;
         if (auto h = open('{'))
           return h;
         advance(3);
-      } else if (startsWith("#-}")) {
+      } else if (c == '#' && startsWith("#-}")) {
         inMetadata = false;
         if (auto h = close('}'))
           return h;
@@ -76,7 +79,7 @@ public:
           return h;
         continue;
       } else {
-        if (!std::isspace(static_cast<unsigned char>(c)))
+        if (!isSpace(c))
           lastSignificant = c;
         advance(1);
       }
@@ -109,13 +112,22 @@ private:
       }
     }
   }
+  /// Past the next newline (or to the end).
   void skipLine() {
-    while (pos < text.size() && text[pos] != '\n')
-      advance(1);
-    advance(1);
+    const void *newline = std::memchr(text.data() + pos, '\n', text.size() - pos);
+    if (!newline) {
+      column += unsigned(text.size() - pos);
+      pos = text.size();
+      atLineStart = false;
+      return;
+    }
+    pos = static_cast<const char *>(newline) - text.data() + 1;
+    ++line;
+    column = 1;
+    atLineStart = true;
   }
   void skipSpaces() {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
+    while (pos < text.size() && isSpace(text[pos]))
       advance(1);
   }
   TextHazard here(std::string message) const { return {line, column, std::move(message)}; }
@@ -213,12 +225,12 @@ private:
       bool negative = pos < text.size() && text[pos] == '-';
       if (negative)
         advance(1);
-      if (pos >= text.size() || !std::isdigit(static_cast<unsigned char>(text[pos])))
+      if (pos >= text.size() || !isDigit(text[pos]))
         return bad;
       // Each entry must fit int64, as the attribute's parser needs: a
       // larger one crashes it the same way.
       uint64_t magnitude = 0, limit = uint64_t(INT64_MAX) + (negative ? 1 : 0);
-      while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+      while (pos < text.size() && isDigit(text[pos])) {
         uint64_t digit = uint64_t(text[pos] - '0');
         if (magnitude > (limit - digit) / 10)
           return bad;

@@ -29,6 +29,15 @@
 #include "../common/PlainRemarks.h"
 #include "../common/QuietDiagnostics.h"
 
+/// Sets upstream's --mlir-print-assume-verified unless the user gave it.
+static void assumeVerifiedWhenPrinting() {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("mlir-print-assume-verified");
+  if (it == options.end() || it->second->getNumOccurrences() > 0)
+    return;
+  static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
+}
+
 static int runOptimizer(int argc, char **argv, mlir::DialectRegistry &registry) {
   auto [inputName, outputName] =
       mlir::registerAndParseCLIOptions(argc, argv, "wsc optimizer driver\n", registry);
@@ -44,6 +53,10 @@ static int runOptimizer(int argc, char **argv, mlir::DialectRegistry &registry) 
   bool verifyInput = config.shouldVerifyOnParsing();
   bool plainRemarks = !config.shouldVerifyDiagnostics();
   config.verifyOnParsing(false);
+  // Verified input whose every change the pass manager verified need not
+  // be verified again to be printed (an explicit flag still decides).
+  if (verifyInput && config.shouldVerifyPasses())
+    assumeVerifiedWhenPrinting();
   mlir::MlirOptMainConfig upstream = config;
   config.setPassPipelineSetupFn([upstream, verifyInput, plainRemarks](mlir::PassManager &pm) {
     if (plainRemarks)
