@@ -29,9 +29,15 @@
 #include "../common/PlainRemarks.h"
 #include "../common/QuietDiagnostics.h"
 
-/// Sets upstream's --mlir-print-assume-verified unless the user gave it.
+/// Sets upstream's --mlir-print-assume-verified unless the user gave it, or
+/// asked for IR printed around passes (after a failed pass, or before the
+/// verifier has seen a pass's output, it may be invalid).
 static void assumeVerifiedWhenPrinting() {
   auto &options = llvm::cl::getRegisteredOptions();
+  for (const auto &option : options)
+    if (option.first.starts_with("mlir-print-ir-") &&
+        option.second->getNumOccurrences() > 0)
+      return;
   auto it = options.find("mlir-print-assume-verified");
   if (it == options.end() || it->second->getNumOccurrences() > 0)
     return;
