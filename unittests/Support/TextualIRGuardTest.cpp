@@ -102,6 +102,19 @@ TEST(TextualIRGuard, RefusesMismatchedAndUnclosedBrackets) {
   EXPECT_FALSE(findTextualIRHazard("}\n"));
 }
 
+TEST(TextualIRGuard, CountsLinesAndColumnsPastComments) {
+  // Comment lines are skipped whole; what follows keeps its place.
+  auto mismatch = findTextualIRHazard("// one\n// two ( [\nfunc.func @a() {\n  [}\n");
+  ASSERT_TRUE(mismatch);
+  EXPECT_EQ(mismatch->line, 4u);
+  EXPECT_EQ(mismatch->column, 4u);
+  // A comment that ends the input without a newline.
+  auto cut = findTextualIRHazard("func.func @a() {\n// no newline at the end");
+  ASSERT_TRUE(cut);
+  EXPECT_EQ(cut->line, 1u);
+  EXPECT_EQ(cut->column, 16u);
+}
+
 TEST(TextualIRGuard, MatchesEachSplitOfTheInputOnItsOwn) {
   // -split-input-file parses each part alone: a part's open bracket does
   // not carry into the next, and its closers are not refused there.
