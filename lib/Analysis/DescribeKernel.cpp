@@ -248,7 +248,7 @@ void Describer::followBody() {
     if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op)) {
       auto source = insert.getSourceType();
       if (source.getRank() == insert.getDestType().getRank() &&
-          insert.getDest().getDefiningOp<linalg::FillOp>())
+          filledScalar(insert.getDest()))
         for (int64_t d = 0; d < source.getRank(); ++d)
           if (followed(insert.getSource(), d)) {
             classes.unite(classes.slot(insert.getSource(), d), classes.slot(insert.getDest(), d));
@@ -397,6 +397,13 @@ bool Describer::reducesBatch(linalg::LinalgOp op) {
   return false;
 }
 
+/// Fills, transposes and copies, named or generic: a kernel is not costed
+/// by the data they move.
+static bool onlyMovesData(Operation &op) {
+  return llvm::isa<linalg::TransposeOp, linalg::CopyOp>(op) || isPermutationCopy(&op) ||
+         (op.getNumResults() == 1 && filledScalar(op.getResult(0)));
+}
+
 /// The op the kernel is costed by. `tier`: 3 a contraction with a streamed
 /// weight, 2 one producing a weight gradient, 1 another contraction, 0 none.
 linalg::LinalgOp Describer::mainOp(int &tier) {
@@ -404,7 +411,7 @@ linalg::LinalgOp Describer::mainOp(int &tier) {
   std::tuple<int, double, bool> bestKey{-1, 0, false};
   for (Operation &op : body) {
     auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || llvm::isa<linalg::FillOp, linalg::TransposeOp, linalg::CopyOp>(op) ||
+    if (!linalgOp || onlyMovesData(op) ||
         !llvm::all_of(op.getOperands(), [](Value v) { return !llvm::isa<ShapedType>(v.getType()) || isTensor(v); }))
       continue;
     double iterations = 1;

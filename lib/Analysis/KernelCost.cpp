@@ -2,6 +2,7 @@
 
 #include "wsc/Analysis/KernelCost.h"
 #include "wsc/Analysis/DescribeKernel.h"
+#include "wsc/Analysis/OpKinds.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -178,8 +179,7 @@ static double sparseFraction(linalg::LinalgOp op, const DenseMap<Value, double> 
     return 1;
   double fraction = 1;
   for (Value input : op.getDpsInputs()) {
-    while (auto transpose = input.getDefiningOp<linalg::TransposeOp>())
-      input = transpose.getInput();
+    input = skipTransposes(input);
     if (auto it = sparse.find(input); it != sparse.end())
       fraction = std::min(fraction, it->second);
   }

@@ -9,6 +9,53 @@
 using namespace mlir;
 using namespace mlir::wsc;
 
+Value mlir::wsc::filledScalar(Value tensor) {
+  if (auto fill = tensor.getDefiningOp<linalg::FillOp>())
+    return fill.getInputs()[0];
+  auto generic = tensor.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumReductionLoops() != 0)
+    return Value();
+  Block *body = generic.getBlock();
+  if (!llvm::all_of(body->without_terminator(),
+                    [](Operation &op) { return op.hasTrait<OpTrait::ConstantLike>(); }))
+    return Value();
+  Value yielded =
+      body->getTerminator()->getOperand(llvm::cast<OpResult>(tensor).getResultNumber());
+  auto arg = llvm::dyn_cast<BlockArgument>(yielded);
+  if (!arg || arg.getOwner() != body)
+    return yielded;
+  if (arg.getArgNumber() >= generic.getNumDpsInputs())
+    return Value();
+  Value input = generic.getDpsInputOperand(arg.getArgNumber())->get();
+  return llvm::isa<ShapedType>(input.getType()) ? Value() : input;
+}
+
+bool mlir::wsc::isPermutationCopy(Operation *op) {
+  auto generic = llvm::dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body.getArgument(0))
+    return false;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  return maps[0].isPermutation() && maps[1].isPermutation();
+}
+
+Value mlir::wsc::skipTransposes(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto transpose = llvm::dyn_cast<linalg::TransposeOp>(def))
+      value = transpose.getInput();
+    else if (isPermutationCopy(def))
+      value = def->getOperand(0);
+    else
+      break;
+  }
+  return value;
+}
+
 bool mlir::wsc::isContraction(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0)
     return false;

@@ -1,5 +1,6 @@
 //===- FoldTransposes.cpp - transposes become indexing maps ---------------===//
 
+#include "wsc/Analysis/OpKinds.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,21 +19,6 @@ using namespace mlir;
 using namespace mlir::wsc;
 
 namespace {
-
-/// A generic that reads one input through a permutation and yields it as is.
-bool isPermutationCopy(Operation *op) {
-  auto generic = llvm::dyn_cast_or_null<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-      generic.getNumReductionLoops() != 0)
-    return false;
-  Block &body = generic.getRegion().front();
-  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
-  if (body.getOperations().size() != 1 || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != body.getArgument(0))
-    return false;
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  return maps[0].isPermutation() && maps[1].isPermutation();
-}
 
 /// Rewrites each named op in `body` as the linalg.generic it stands for:
 /// one walk, where a greedy driver would revisit and try to fold every op.

@@ -3,6 +3,7 @@
 #include "LayerProblem.h"
 
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/OpKinds.h"
 #include "wsc/Model/KernelModels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -110,8 +111,7 @@ void addKernelWork(KernelOp kernel, const BatchDims &dims, const RaggedDims *rag
     }
     for (Value input : op.getDpsInputs()) {
       // The weight may reach the contraction transposed.
-      while (auto transpose = input.getDefiningOp<linalg::TransposeOp>())
-        input = transpose.getInput();
+      input = skipTransposes(input);
       auto arg = llvm::dyn_cast<BlockArgument>(input);
       if (!arg || arg.getOwner() != &body || paramRank[arg.getArgNumber()] != 2)
         continue;

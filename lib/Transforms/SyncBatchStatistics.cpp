@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsc/Analysis/BatchDims.h"
+#include "wsc/Analysis/OpKinds.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -68,11 +69,8 @@ bool isZeroInit(Value init) {
   auto isZero = [](Value v) {
     return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
   };
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return isZero(fill.getInputs()[0]);
-  if (auto generic = init.getDefiningOp<linalg::GenericOp>())
-    return generic.getNumDpsInputs() == 0 &&
-           llvm::all_of(generic.getBlock()->getTerminator()->getOperands(), isZero);
+  if (Value scalar = filledScalar(init))
+    return isZero(scalar);
   return isZero(init); // a zero splat constant
 }
 

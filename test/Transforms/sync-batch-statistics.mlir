@@ -411,3 +411,45 @@ func.func @centre_one_system(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tens
   return %c : tensor<4x2xf32>
 }
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+#none = affine_map<() -> ()>
+
+// A fill in generic form (what linalg.fill generalizes to, and how IREE
+// and JAX print it) starts a sum at zero as linalg.fill does: the loss
+// summed from the partial batch sum into it is linear in that sum and
+// stays partial.
+// CHECK-LABEL: func.func @generic_fill
+// CHECK-NOT: wsc.swarmx.all_reduce
+// CHECK: return
+// MICRO-LABEL: func.func @generic_fill
+// MICRO-NOT: wsc.swarmx.all_reduce
+// MICRO: return
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @generic_fill(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %p = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x2xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %s = tensor.empty() : tensor<f32>
+  %sf = linalg.generic {indexing_maps = [#none, #none], iterator_types = []} ins(%zero : f32) outs(%s : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<f32>
+  %l = linalg.generic {indexing_maps = [#v, #scalar], iterator_types = ["reduction"]} ins(%p : tensor<2xf32>) outs(%sf : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %l : tensor<f32>
+}
+}

@@ -15,6 +15,7 @@
 
 namespace mlir {
 class Operation;
+class Value;
 } // namespace mlir
 
 namespace mlir::linalg {
@@ -22,6 +23,20 @@ class LinalgOp;
 } // namespace mlir::linalg
 
 namespace mlir::wsc {
+
+/// The scalar a fill writes to every element of `tensor`, or null when
+/// `tensor` is not a fill's result: linalg.fill's input, or what a generic
+/// that computes nothing yields, when that is a scalar input or a value
+/// from outside its body (the form linalg.fill generalizes to, and the one
+/// IREE and JAX print).
+Value filledScalar(Value tensor);
+
+/// A generic that reads one input through a permutation and yields it as
+/// is: a transpose (or a copy) in generic form.
+bool isPermutationCopy(Operation *op);
+
+/// `value` before the transposes it went through, named or generic.
+Value skipTransposes(Value value);
 
 /// A structured op is a contraction (one FMAC per iteration) when it
 /// reduces and its body multiplies and adds.
