@@ -31,19 +31,42 @@ bool isIdentifier(const std::string &name) {
   });
 }
 
+/// A dim or split factor the axes may name: its size and, once the axes
+/// share their PEs, its extent on the busiest PE and in the padded tensor.
+struct DimSize {
+  std::string name;
+  int64_t size = 1, extent = 1, padded = 1;
+};
+
+/// A layout names a few dims: a linear search, with no node per entry as a
+/// map would allocate (tileOf runs for every tensor of every candidate).
+using DimSizes = std::vector<DimSize>;
+
+DimSize *find(DimSizes &sizes, const std::string &name) {
+  for (DimSize &d : sizes)
+    if (d.name == name)
+      return &d;
+  return nullptr;
+}
+
 /// The size of every dim and factor the axes may name.
-std::map<std::string, int64_t> layoutDimSizes(const Layout &layout,
-                                              const std::vector<int64_t> &shape) {
-  std::map<std::string, int64_t> sizes;
+DimSizes layoutDimSizes(const Layout &layout, const std::vector<int64_t> &shape) {
+  DimSizes sizes;
+  auto add = [&](std::string name, int64_t size) {
+    if (DimSize *d = find(sizes, name))
+      d->size = d->extent = d->padded = size;
+    else
+      sizes.push_back({std::move(name), size, size, size});
+  };
   for (size_t i = 0; i < layout.dims.size() && i < shape.size(); ++i) {
     const std::string &dim = layout.dims[i];
     int64_t size = std::max<int64_t>(shape[i], 1);
     if (const DimSplit *split = layout.splitOf(dim)) {
       int64_t outer = std::max<int64_t>(split->outer, 1);
-      sizes[outerFactor(dim)] = outer;
-      sizes[innerFactor(dim)] = ceilDiv(size, outer);
+      add(outerFactor(dim), outer);
+      add(innerFactor(dim), ceilDiv(size, outer));
     } else {
-      sizes[dim] = size;
+      add(dim, size);
     }
   }
   return sizes;
@@ -52,15 +75,14 @@ std::map<std::string, int64_t> layoutDimSizes(const Layout &layout,
 /// Greedy, major first: a dim takes min(size, PEs left); the dims after it
 /// share the PEs left per block of it.
 std::vector<AxisShare> shareAxis(const std::vector<std::string> &axis, int64_t pes,
-                                 const std::map<std::string, int64_t> &sizes,
-                                 Tiling tiling) {
+                                 DimSizes &sizes, Tiling tiling) {
   std::vector<AxisShare> shares;
   int64_t left = std::max<int64_t>(pes, 1);
   for (const std::string &name : axis) {
     AxisShare share;
     share.dim = name;
-    auto it = sizes.find(name);
-    share.size = it == sizes.end() ? 1 : it->second;
+    const DimSize *d = find(sizes, name);
+    share.size = d ? d->size : 1;
     share.pes = std::min(share.size, left);
     share.tile = ceilDiv(share.size, share.pes);
     share.used = tiling == Tiling::Uneven ? ceilDiv(share.size, share.tile) : share.pes;
@@ -163,22 +185,20 @@ bool Layout::operator==(const Layout &o) const {
 
 TileInfo tileOf(const Layout &layout, const std::vector<int64_t> &shape,
                 int64_t elementBytes) {
-  std::map<std::string, int64_t> sizes = layoutDimSizes(layout, shape);
+  DimSizes sizes = layoutDimSizes(layout, shape);
   TileInfo tile;
   tile.xShares = shareAxis(layout.x, layout.pesX, sizes, layout.tiling);
   tile.yShares = shareAxis(layout.y, layout.pesY, sizes, layout.tiling);
   tile.pesX = usedPes(tile.xShares, layout.pesX);
   tile.pesY = usedPes(tile.yShares, layout.pesY);
 
-  // Per layout dim: its extent on the busiest PE and, padded, in the tensor.
-  std::map<std::string, int64_t> extent, padded;
-  for (const auto &[name, size] : sizes)
-    extent[name] = padded[name] = size;
+  // A dim no axis names keeps its whole size on every PE.
   for (const auto *shares : {&tile.xShares, &tile.yShares})
-    for (const AxisShare &s : *shares) {
-      extent[s.dim] = s.tile;
-      padded[s.dim] = s.pes * s.tile;
-    }
+    for (const AxisShare &s : *shares)
+      if (DimSize *d = find(sizes, s.dim)) {
+        d->extent = s.tile;
+        d->padded = s.pes * s.tile;
+      }
 
   tile.elements = 1;
   int64_t total = 1, paddedTotal = 1;
@@ -186,11 +206,13 @@ TileInfo tileOf(const Layout &layout, const std::vector<int64_t> &shape,
     const std::string &dim = layout.dims[i];
     int64_t e, p;
     if (layout.splitOf(dim)) {
-      e = extent[outerFactor(dim)] * extent[innerFactor(dim)];
-      p = padded[outerFactor(dim)] * padded[innerFactor(dim)];
+      const DimSize *outer = find(sizes, outerFactor(dim)), *inner = find(sizes, innerFactor(dim));
+      e = outer->extent * inner->extent;
+      p = outer->padded * inner->padded;
     } else {
-      e = extent[dim];
-      p = padded[dim];
+      const DimSize *whole = find(sizes, dim);
+      e = whole->extent;
+      p = whole->padded;
     }
     tile.shape.push_back(e);
     tile.elements *= e;
@@ -281,14 +303,15 @@ std::vector<std::string> verify(const Layout &layout, const std::vector<int64_t>
                        s->dim + "' (size " + std::to_string(shape[i]) + ")");
 
   if (layout.tiling == Tiling::Exact) {
-    std::map<std::string, int64_t> sizes = layoutDimSizes(layout, shape);
+    DimSizes sizes = layoutDimSizes(layout, shape);
     const char *hint = "; use tiling=pad or tiling=uneven";
     for (const char *axisName : {"x", "y"}) {
       bool isX = axisName[0] == 'x';
       const std::vector<std::string> &axis = isX ? layout.x : layout.y;
       int64_t left = isX ? layout.pesX : layout.pesY;
       for (size_t k = 0; k < axis.size(); ++k) {
-        int64_t size = sizes[axis[k]];
+        const DimSize *d = find(sizes, axis[k]);
+        int64_t size = d ? d->size : 0;
         int64_t pes = std::min(size, left);
         std::string what = "dim '" + axis[k] + "' (size " + std::to_string(size) + ")";
         if (size % pes != 0)
