@@ -401,7 +401,8 @@ bool Describer::reducesBatch(linalg::LinalgOp op) {
 /// by the data they move.
 static bool onlyMovesData(Operation &op) {
   return llvm::isa<linalg::TransposeOp, linalg::CopyOp>(op) || isPermutationCopy(&op) ||
-         (op.getNumResults() == 1 && filledScalar(op.getResult(0)));
+         (op.getNumResults() > 0 &&
+          llvm::all_of(op.getResults(), [](Value r) { return bool(filledScalar(r)); }));
 }
 
 /// The op the kernel is costed by. `tier`: 3 a contraction with a streamed

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <utility>
 
 namespace wsc::model {
 
@@ -42,18 +43,21 @@ struct DimSize {
 /// map would allocate (tileOf runs for every tensor of every candidate).
 using DimSizes = std::vector<DimSize>;
 
-DimSize *find(DimSizes &sizes, const std::string &name) {
-  for (DimSize &d : sizes)
+const DimSize *findDim(const DimSizes &sizes, const std::string &name) {
+  for (const DimSize &d : sizes)
     if (d.name == name)
       return &d;
   return nullptr;
+}
+DimSize *findDim(DimSizes &sizes, const std::string &name) {
+  return const_cast<DimSize *>(findDim(std::as_const(sizes), name));
 }
 
 /// The size of every dim and factor the axes may name.
 DimSizes layoutDimSizes(const Layout &layout, const std::vector<int64_t> &shape) {
   DimSizes sizes;
   auto add = [&](std::string name, int64_t size) {
-    if (DimSize *d = find(sizes, name))
+    if (DimSize *d = findDim(sizes, name))
       d->size = d->extent = d->padded = size;
     else
       sizes.push_back({std::move(name), size, size, size});
@@ -75,13 +79,13 @@ DimSizes layoutDimSizes(const Layout &layout, const std::vector<int64_t> &shape)
 /// Greedy, major first: a dim takes min(size, PEs left); the dims after it
 /// share the PEs left per block of it.
 std::vector<AxisShare> shareAxis(const std::vector<std::string> &axis, int64_t pes,
-                                 DimSizes &sizes, Tiling tiling) {
+                                 const DimSizes &sizes, Tiling tiling) {
   std::vector<AxisShare> shares;
   int64_t left = std::max<int64_t>(pes, 1);
   for (const std::string &name : axis) {
     AxisShare share;
     share.dim = name;
-    const DimSize *d = find(sizes, name);
+    const DimSize *d = findDim(sizes, name);
     share.size = d ? d->size : 1;
     share.pes = std::min(share.size, left);
     share.tile = ceilDiv(share.size, share.pes);
@@ -195,7 +199,7 @@ TileInfo tileOf(const Layout &layout, const std::vector<int64_t> &shape,
   // A dim no axis names keeps its whole size on every PE.
   for (const auto *shares : {&tile.xShares, &tile.yShares})
     for (const AxisShare &s : *shares)
-      if (DimSize *d = find(sizes, s.dim)) {
+      if (DimSize *d = findDim(sizes, s.dim)) {
         d->extent = s.tile;
         d->padded = s.pes * s.tile;
       }
@@ -206,11 +210,11 @@ TileInfo tileOf(const Layout &layout, const std::vector<int64_t> &shape,
     const std::string &dim = layout.dims[i];
     int64_t e, p;
     if (layout.splitOf(dim)) {
-      const DimSize *outer = find(sizes, outerFactor(dim)), *inner = find(sizes, innerFactor(dim));
+      const DimSize *outer = findDim(sizes, outerFactor(dim)), *inner = findDim(sizes, innerFactor(dim));
       e = outer->extent * inner->extent;
       p = outer->padded * inner->padded;
     } else {
-      const DimSize *whole = find(sizes, dim);
+      const DimSize *whole = findDim(sizes, dim);
       e = whole->extent;
       p = whole->padded;
     }
@@ -310,8 +314,9 @@ std::vector<std::string> verify(const Layout &layout, const std::vector<int64_t>
       const std::vector<std::string> &axis = isX ? layout.x : layout.y;
       int64_t left = isX ? layout.pesX : layout.pesY;
       for (size_t k = 0; k < axis.size(); ++k) {
-        const DimSize *d = find(sizes, axis[k]);
-        int64_t size = d ? d->size : 0;
+        // (verifyStructure refused names that are no dim or factor.)
+        const DimSize *d = findDim(sizes, axis[k]);
+        int64_t size = d ? d->size : 1;
         int64_t pes = std::min(size, left);
         std::string what = "dim '" + axis[k] + "' (size " + std::to_string(size) + ")";
         if (size % pes != 0)

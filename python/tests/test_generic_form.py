@@ -8,7 +8,9 @@ gradient, summed over the batch, stays partial across systems), a generic
 transpose is still only a transpose (a convolution's data gradient is
 still described as a convolution). Each step below is exported by the
 project's exporter, generalized, and compiled both ways: the output must
-be the same text.
+be the same text. The named forms train like PyTorch eager on two systems
+(test_transformers.py, test_torchvision.py), so the same text runs the
+same numerics.
 
 Not covered, as the forms differ there: upstream's canonicalizer folds a
 transpose of a transpose only in named form, so a generic input keeps

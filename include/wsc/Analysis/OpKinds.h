@@ -26,13 +26,16 @@ namespace mlir::wsc {
 
 /// The scalar a fill writes to every element of `tensor`, or null when
 /// `tensor` is not a fill's result: linalg.fill's input, or what a generic
-/// that computes nothing yields, when that is a scalar input or a value
-/// from outside its body (the form linalg.fill generalizes to, and the one
-/// IREE and JAX print).
+/// with no reduction and only constants in its body yields for `tensor`,
+/// when that is a scalar input, a value from outside the body or one of
+/// those constants (the form linalg.fill generalizes to, and the one IREE
+/// and JAX print).
 Value filledScalar(Value tensor);
 
 /// A generic that reads one input through a permutation and yields it as
-/// is: a transpose (or a copy) in generic form.
+/// is: a transpose (or a copy) in generic form. (The kernel describer's
+/// isPermutingCopy also takes flipped dims, `c - d`, which no indexing map
+/// fusion folds.)
 bool isPermutationCopy(Operation *op);
 
 /// `value` before the transposes it went through, named or generic.
