@@ -289,8 +289,9 @@ void MicroBatchPass::runOnOperation() {
   if (TargetAttr::lookup(module).getSystems() == 1 && !splits(module))
     return dropOneSystemTotals(module);
   // Each size's trial took back what it wrote: only the module's
-  // attributes changed.
-  markAnalysesPreserved<BatchDimsAnalysis, KernelDescriptionsAnalysis>();
+  // attributes changed, which no verifier reads (the dialect's
+  // description), and the kernel descriptions are kept per size.
+  markAllAnalysesPreserved();
 }
 
 void MicroBatchPass::decide(ModuleOp module) {

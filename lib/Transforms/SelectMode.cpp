@@ -174,8 +174,9 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
                    "mode " + stringifyExecutionMode(chosen) +
                        (forced ? " (forced)" : " (auto)") + ": " + numbers);
     module->setAttr(WSCDialect::getModeAttrName(), ExecutionModeAttr::get(&getContext(), chosen));
-    // Only the module's attribute changed.
-    markAnalysesPreserved<BatchDimsAnalysis>();
+    // Only the module's attributes changed, which no verifier reads (the
+    // dialect's description): the step need not be verified again.
+    markAllAnalysesPreserved();
   }
 };
 

@@ -1,10 +1,12 @@
 //===- UnchangedIRTest.cpp - passes that change nothing say so -----------===//
 //
 // A pass that leaves the IR as it was marks every analysis preserved, and
-// the pass manager then skips the verifier after it. One that changes the
-// IR must not: an analysis cached before it would be stale, and the
-// change would go unverified. An analysis cached before the pass under
-// test, and looked up after it, tells which the pass said.
+// the pass manager then skips the verifier after it. So does one that only
+// sets module attributes no verifier or analysis reads (the wsc dialect's
+// description names them). One that changes anything else must not: an
+// analysis cached before it would be stale, and the change would go
+// unverified. An analysis cached before the pass under test, and looked up
+// after it, tells which the pass said.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +21,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 
 #include <gtest/gtest.h>
 
 using namespace mlir;
+using mlir::wsc::MicroBatchMode;
 
 namespace {
 
@@ -52,16 +56,21 @@ struct LookUpProbe : PassWrapper<LookUpProbe, OperationPass<ModuleOp>> {
 class UnchangedIRTest : public ::testing::Test {
 protected:
   UnchangedIRTest() {
+    // The passes a test runs first are named in a textual pipeline.
+    static const bool registered = (mlir::wsc::registerWSCPasses(), true);
+    (void)registered;
     context.loadDialect<mlir::wsc::WSCDialect, func::FuncDialect, linalg::LinalgDialect,
                         tensor::TensorDialect, arith::ArithDialect, cf::ControlFlowDialect>();
   }
 
-  /// Runs `pass` on `source`; whether it said it changed nothing.
-  bool keptAnalyses(StringRef source, std::unique_ptr<Pass> pass) {
+  /// Runs the passes of `before` (a textual pipeline), then `pass`, on
+  /// `source`; whether `pass` said it changed nothing.
+  bool keptAnalyses(StringRef source, std::unique_ptr<Pass> pass, StringRef before = "") {
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
     EXPECT_TRUE(module);
     bool kept = false;
     PassManager pm(&context);
+    EXPECT_TRUE(succeeded(parsePassPipeline(before, pm)));
     pm.addPass(std::make_unique<CacheProbe>());
     pm.addPass(std::move(pass));
     pm.addPass(std::make_unique<LookUpProbe>(kept));
@@ -138,6 +147,35 @@ func.func @f(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc
 TEST_F(UnchangedIRTest, SyncBatchStatisticsSaysWhetherItInsertedAnAllReduce) {
   EXPECT_TRUE(keptAnalyses(kPerSample, mlir::wsc::createWSCSyncBatchStatistics()));
   EXPECT_FALSE(keptAnalyses(kBatchMean, mlir::wsc::createWSCSyncBatchStatistics()));
+}
+
+/// Kernels formed and weight streaming chosen, as wsc-micro-batch expects.
+const char *kWeightStreaming = "wsc-form-kernels,wsc-select-mode{mode=weight_streaming}";
+
+std::unique_ptr<Pass> microBatch(MicroBatchMode mode) {
+  mlir::wsc::WSCMicroBatchOptions options;
+  options.microBatch.mode = mode;
+  return mlir::wsc::createWSCMicroBatch(options);
+}
+
+// The target, the mode and the micro-batch are module attributes that only
+// passes read: setting them leaves the step as the verifier saw it.
+TEST_F(UnchangedIRTest, PassesThatOnlySetModuleAttributesKeepAnalyses) {
+  EXPECT_TRUE(keptAnalyses(kPerSample, mlir::wsc::createWSCAttachTarget()));
+  EXPECT_TRUE(keptAnalyses(kPerSample, mlir::wsc::createWSCSelectMode(), "wsc-form-kernels"));
+  // Each candidate size's layouts are written into the step and taken back.
+  EXPECT_TRUE(keptAnalyses(kPerSample, microBatch(MicroBatchMode::Auto), kWeightStreaming));
+}
+
+// On one system without a split, wsc-micro-batch drops the all-reduces
+// wsc-sync-batch-statistics inserted for micro-batches: the step changed.
+TEST_F(UnchangedIRTest, MicroBatchSaysWhenItDroppedAllReduces) {
+  const std::string oneSystem =
+      std::string(kBatchMean).replace(std::string(kBatchMean).find("systems = 2"), 11,
+                                      "systems = 1");
+  EXPECT_FALSE(keptAnalyses(oneSystem, microBatch(MicroBatchMode::Auto),
+                            std::string("wsc-sync-batch-statistics{micro-batches=true},") +
+                                kWeightStreaming));
 }
 
 } // namespace

@@ -16,6 +16,9 @@ using namespace mlir::wsc;
 #define GET_TYPEDEF_CLASSES
 #include "wsc/Dialect/WSC/WSCTypes.cpp.inc"
 
+// The module's wsc.target, wsc.mode, wsc.micro_batch and wsc.report are not
+// checked here or by any op verifier: the passes that only set them skip
+// re-verifying the step (the dialect's description).
 LogicalResult WSCDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   if (attr.getName() != getOffloadAttrName())
     return success();

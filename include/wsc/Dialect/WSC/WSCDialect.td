@@ -41,6 +41,15 @@ def WSC_Dialect : Dialect {
     the schedule's report. The names of all the discardable `wsc.*`
     attributes, on the module, function arguments and results, are declared
     once, as `WSCDialect::get*AttrName()`.
+
+    No verifier reads the module's `wsc.target`, `wsc.mode`,
+    `wsc.micro_batch` or `wsc.report`: passes read them, and a pass that
+    only sets them (wsc-attach-target, wsc-select-mode, wsc-micro-batch)
+    leaves the verifier's answer as it was. Those passes mark every
+    analysis preserved, so the pass manager does not verify the whole
+    step again after them. The analyses kept across them do not depend on
+    these attributes: batch dims do not, and kernel descriptions are kept
+    per stream width and batch size.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
