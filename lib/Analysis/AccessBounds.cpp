@@ -1,6 +1,7 @@
 //===- AccessBounds.cpp - indexing maps stay inside their operands --------===//
 
 #include "wsc/Analysis/AccessBounds.h"
+#include "wsc/Analysis/OpKinds.h"
 
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -55,7 +56,7 @@ std::string str(__int128 v) {
 } // namespace
 
 LogicalResult mlir::wsc::checkAccessBounds(linalg::LinalgOp op) {
-  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  SmallVector<int64_t> extents = staticLoopRanges(op);
   if (extents.size() != op.getNumLoops() || llvm::is_contained(extents, 0))
     return success(); // no loop ranges, or an empty iteration space: no access
   SmallVector<AffineMap> maps = op.getIndexingMapsArray(); // built once

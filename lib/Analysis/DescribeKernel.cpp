@@ -155,7 +155,7 @@ bool isTensor(Value value) { return llvm::isa<RankedTensorType>(value.getType())
 /// KernelCost counts it.
 double oneHotShare(linalg::LinalgOp op) {
   std::optional<unsigned> loop = oneHotLoop(op);
-  return loop ? 1.0 / double(std::max<int64_t>(op.getStaticLoopRanges()[*loop], 1)) : 1.0;
+  return loop ? 1.0 / double(std::max<int64_t>(staticLoopRanges(op)[*loop], 1)) : 1.0;
 }
 
 
@@ -193,7 +193,7 @@ private:
 void Describer::followBody() {
   for (Operation &op : body) {
     if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
-      SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+      SmallVector<int64_t> ranges = staticLoopRanges(linalgOp);
       SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
       // Named ops build their maps anew on every call: once here.
       SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
@@ -416,7 +416,7 @@ linalg::LinalgOp Describer::mainOp(int &tier) {
         !llvm::all_of(op.getOperands(), [](Value v) { return !llvm::isa<ShapedType>(v.getType()) || isTensor(v); }))
       continue;
     double iterations = 1;
-    for (int64_t range : linalgOp.getStaticLoopRanges()) {
+    for (int64_t range : staticLoopRanges(linalgOp)) {
       if (ShapedType::isDynamic(range))
         iterations = -1;
       iterations *= double(std::max<int64_t>(range, 1));
@@ -488,7 +488,7 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
     return failure();
   }
   SmallVector<utils::IteratorType> iterators = main.getIteratorTypesArray();
-  SmallVector<int64_t> ranges = main.getStaticLoopRanges();
+  SmallVector<int64_t> ranges = staticLoopRanges(main);
 
   // Iteration dims: the main op's loops, flattened.
   llvm::SetVector<unsigned> atoms;
@@ -659,7 +659,7 @@ FailureOr<KernelDescription> Describer::run(std::string &whyNot) {
     for (Operation &op : body)
       if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
         double points = oneHotShare(linalgOp);
-        for (int64_t r : linalgOp.getStaticLoopRanges())
+        for (int64_t r : staticLoopRanges(linalgOp))
           points *= double(std::max<int64_t>(r, 1));
         ops += points * double(std::max<size_t>(1, op.getRegion(0).front().getOperations().size() - 1));
         reductions += linalgOp.getNumReductionLoops() > 0;

@@ -104,7 +104,7 @@ std::optional<double> mlir::wsc::rowStreamBytes(Value table, const BatchDims &di
   if (!row || row.getPosition() != *loop)
     return std::nullopt;
   int64_t indices = 1;
-  for (auto [range, kind] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+  for (auto [range, kind] : llvm::zip(staticLoopRanges(op), op.getIteratorTypesArray()))
     if (kind == utils::IteratorType::reduction)
       indices *= std::max<int64_t>(range, 1);
   // Indices of the batch (token ids) shrink to the system's shard; others
@@ -119,7 +119,7 @@ std::optional<double> mlir::wsc::rowStreamBytes(Value table, const BatchDims &di
 ::wsc::model::OpWork mlir::wsc::opWork(linalg::LinalgOp op, const BatchDims &dims,
                                        int64_t localBatch) {
   ::wsc::model::OpWork work;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> ranges = staticLoopRanges(op);
   // Loop ranges come from the global-batch shapes: scale the batch loop.
   work.iterations = 1;
   for (int64_t r : ranges)

@@ -94,3 +94,22 @@ LogicalResult mlir::wsc::checkConstantDivisor(Operation *op) {
     return success();
   return op->emitOpError("divides by a constant zero; an integer divisor must not be 0");
 }
+
+SmallVector<int64_t> mlir::wsc::staticLoopRanges(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges(op.getNumLoops(), ShapedType::kDynamic);
+  SmallVector<bool> found(ranges.size(), false);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray(); // built once
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = llvm::dyn_cast<ShapedType>(operand.get().getType());
+    if (!type || !type.hasRank())
+      continue;
+    for (auto [dim, expr] : llvm::enumerate(maps[operand.getOperandNumber()].getResults())) {
+      auto loop = llvm::dyn_cast<AffineDimExpr>(expr);
+      if (!loop || loop.getPosition() >= ranges.size() || found[loop.getPosition()])
+        continue;
+      found[loop.getPosition()] = true;
+      ranges[loop.getPosition()] = type.getDimSize(dim);
+    }
+  }
+  return ranges;
+}

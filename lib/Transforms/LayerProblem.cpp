@@ -101,7 +101,7 @@ void addKernelWork(KernelOp kernel, const BatchDims &dims, const RaggedDims *rag
     }
     work.macs += iterations;
     int64_t reduction = 1;
-    for (auto [range, kind] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+    for (auto [range, kind] : llvm::zip(staticLoopRanges(op), op.getIteratorTypesArray()))
       if (kind == utils::IteratorType::reduction)
         reduction *= std::max<int64_t>(range, 1);
     if (iterations > work.largestContraction) {

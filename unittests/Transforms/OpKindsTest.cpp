@@ -121,4 +121,58 @@ TEST(OpKinds, SkipTransposesSeesThroughBothForms) {
   EXPECT_EQ(skipTransposes(p.results[1]), p.results[1]);
 }
 
+// The loop ranges read off the maps are upstream's, for named ops, a strided
+// convolution (its output loops are compound in the input's map) and a
+// generic whose first map indexes a dim by a constant and whose loop d1 is
+// first alone in its second operand.
+TEST(OpKinds, StaticLoopRangesMatchUpstream) {
+  MLIRContext context;
+  Parsed p = parse(context, R"mlir(
+    func.func @f(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>, %x: tensor<2x3x9x11xf32>,
+                 %k: tensor<7x3x3x2xf32>, %s: f32, %v: tensor<6xf32>, %c: tensor<8x4x5xf32>,
+                 %d: tensor<8x5x6xf32>)
+        -> (tensor<4x6xf32>, tensor<2x7x4x5xf32>, tensor<4x5xf32>, tensor<5x4xf32>,
+            tensor<4x6xf32>, tensor<5x4xf32>, tensor<8x4x6xf32>) {
+      %e = tensor.empty() : tensor<4x6xf32>
+      %mm = linalg.matmul ins(%a, %b : tensor<4x5xf32>, tensor<5x6xf32>)
+          outs(%e : tensor<4x6xf32>) -> tensor<4x6xf32>
+      %ce = tensor.empty() : tensor<2x7x4x5xf32>
+      %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+          ins(%x, %k : tensor<2x3x9x11xf32>, tensor<7x3x3x2xf32>)
+          outs(%ce : tensor<2x7x4x5xf32>) -> tensor<2x7x4x5xf32>
+      %fe = tensor.empty() : tensor<4x5xf32>
+      %fill = linalg.fill ins(%s : f32) outs(%fe : tensor<4x5xf32>) -> tensor<4x5xf32>
+      %te = tensor.empty() : tensor<5x4xf32>
+      %t = linalg.transpose ins(%a : tensor<4x5xf32>) outs(%te : tensor<5x4xf32>) permutation = [1, 0]
+      %bc = linalg.broadcast ins(%v : tensor<6xf32>) outs(%e : tensor<4x6xf32>) dimensions = [0]
+      %ge = tensor.empty() : tensor<5x4xf32>
+      %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>,
+                                            affine_map<(d0, d1) -> (d1, d0)>,
+                                            affine_map<(d0, d1) -> (d0, d1)>],
+                           iterator_types = ["parallel", "parallel"]}
+          ins(%b, %a : tensor<5x6xf32>, tensor<4x5xf32>) outs(%ge : tensor<5x4xf32>) {
+      ^bb0(%i: f32, %j: f32, %o: f32):
+        %r = arith.addf %i, %j : f32
+        linalg.yield %r : f32
+      } -> tensor<5x4xf32>
+      %be = tensor.empty() : tensor<8x4x6xf32>
+      %bmm = linalg.batch_matmul ins(%c, %d : tensor<8x4x5xf32>, tensor<8x5x6xf32>)
+          outs(%be : tensor<8x4x6xf32>) -> tensor<8x4x6xf32>
+      return %mm, %conv, %fill, %t, %bc, %g, %bmm
+          : tensor<4x6xf32>, tensor<2x7x4x5xf32>, tensor<4x5xf32>, tensor<5x4xf32>,
+            tensor<4x6xf32>, tensor<5x4xf32>, tensor<8x4x6xf32>
+    })mlir");
+  ASSERT_TRUE(p.module);
+  ASSERT_EQ(p.results.size(), 7u);
+  for (Value result : p.results) {
+    auto op = llvm::cast<linalg::LinalgOp>(result.getDefiningOp());
+    SCOPED_TRACE(op->getName().getStringRef().str());
+    EXPECT_EQ(staticLoopRanges(op), op.getStaticLoopRanges());
+  }
+  // The generic's d0 is its first input's dim 0; d1 is first alone in its
+  // second input, at dim 0.
+  auto generic = llvm::cast<linalg::LinalgOp>(p.results[5].getDefiningOp());
+  EXPECT_EQ(staticLoopRanges(generic), (SmallVector<int64_t>{5, 4}));
+}
+
 } // namespace

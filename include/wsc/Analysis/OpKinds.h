@@ -10,6 +10,7 @@
 #define WSC_ANALYSIS_OPKINDS_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -40,6 +41,15 @@ bool isPermutationCopy(Operation *op);
 
 /// `value` before the transposes it went through, named or generic.
 Value skipTransposes(Value value);
+
+/// `op.getStaticLoopRanges()` read straight off the indexing maps: each
+/// loop's range is the size of the first operand dim that loop alone
+/// indexes, the one upstream's loops-to-shapes inverse takes. Upstream
+/// concatenates, inverts and composes affine maps for it, each uniqued in
+/// the context: several times the cost, where the cost models ask for
+/// every op of a large step at each candidate size. A loop that no operand
+/// dim is indexed by alone (which the verifier refuses) is dynamic.
+SmallVector<int64_t> staticLoopRanges(linalg::LinalgOp op);
 
 /// A structured op is a contraction (one FMAC per iteration) when it
 /// reduces and its body multiplies and adds.
