@@ -38,7 +38,8 @@ namespace {
 /// One kernel as the pass handles it.
 struct Planned {
   KernelOp op;
-  /// Set when the cost model chooses its layouts.
+  /// Set when the cost model chooses its layouts (its KernelDesc moves to
+  /// the model when the chain is chosen).
   std::optional<KernelDescription> description;
   /// Otherwise, why its layouts are kept (given, or defaults).
   std::string kept;
@@ -137,7 +138,8 @@ private:
   std::optional<std::pair<int64_t, int64_t>> chainLink(const Planned &producer,
                                                        const Planned &consumer) const;
   LogicalResult choose(ArrayRef<Planned *> chain);
-  void writeChosen(Planned &planned, const model::KernelReport &chosen);
+  void writeChosen(Planned &planned, const model::KernelDesc &desc,
+                   const model::KernelReport &chosen);
   /// `streamed` holds the operands their kernels read as they pass.
   void insertConversions(func::FuncOp func, const DenseSet<OpOperand *> &streamed);
   LogicalResult checkStepFits(func::FuncOp func);
@@ -240,11 +242,12 @@ LayoutAssigner::chainLink(const Planned &producer, const Planned &consumer) cons
 }
 
 /// Tensor layout attributes from the chosen mapping.
-void LayoutAssigner::writeChosen(Planned &planned, const model::KernelReport &chosen) {
+void LayoutAssigner::writeChosen(Planned &planned, const model::KernelDesc &desc,
+                                 const model::KernelReport &chosen) {
   KernelOp kernel = planned.op;
   auto pes = pesOf(kernel);
   std::map<std::string, int64_t> sizes;
-  for (const model::IterDim &dim : planned.description->desc.dims)
+  for (const model::IterDim &dim : desc.dims)
     sizes[dim.name] = dim.size;
   auto write = [&](ArrayRef<DescribedTensor> tensors, ValueRange values,
                    const std::vector<model::TensorPlacement> &placed) {
@@ -280,13 +283,19 @@ void LayoutAssigner::writeChosen(Planned &planned, const model::KernelReport &ch
 }
 
 LogicalResult LayoutAssigner::choose(ArrayRef<Planned *> chain) {
+  SmallVector<std::pair<int64_t, int64_t>> links;
+  for (size_t k = 1; k < chain.size(); ++k)
+    links.push_back(*chainLink(*chain[k - 1], *chain[k]));
+  // The model's descriptions move out of the plans, which keep only their
+  // tensors (DescribedTensor) from here on: a copy per kernel and candidate
+  // size would cost more than the choice.
   std::vector<model::KernelDesc> descs;
+  descs.reserve(chain.size());
   for (size_t k = 0; k < chain.size(); ++k) {
-    descs.push_back(chain[k]->description->desc);
+    descs.push_back(std::move(chain[k]->description->desc));
     if (k > 0) {
-      auto link = *chainLink(*chain[k - 1], *chain[k]);
-      descs.back().chainOperand = link.first;
-      descs.back().chainResult = link.second;
+      descs.back().chainOperand = links[k - 1].first;
+      descs.back().chainResult = links[k - 1].second;
     }
   }
   auto pes = pesOf(chain.front()->op);
@@ -299,7 +308,7 @@ LogicalResult LayoutAssigner::choose(ArrayRef<Planned *> chain) {
   if (!plan.feasible)
     return mlir::emitError(chain[plan.errorKernel]->op.getLoc()) << plan.error;
   for (size_t k = 0; k < chain.size(); ++k)
-    writeChosen(*chain[k], plan.kernels[k]);
+    writeChosen(*chain[k], descs[k], plan.kernels[k]);
   return success();
 }
 
