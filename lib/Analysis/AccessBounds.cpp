@@ -56,10 +56,10 @@ std::string str(__int128 v) {
 } // namespace
 
 LogicalResult mlir::wsc::checkAccessBounds(linalg::LinalgOp op) {
-  SmallVector<int64_t> extents = staticLoopRanges(op);
-  if (extents.size() != op.getNumLoops() || llvm::is_contained(extents, 0))
-    return success(); // no loop ranges, or an empty iteration space: no access
   SmallVector<AffineMap> maps = op.getIndexingMapsArray(); // built once
+  SmallVector<int64_t> extents = staticLoopRanges(op, maps);
+  if (maps.size() != op->getNumOperands() || llvm::is_contained(extents, 0))
+    return success(); // unverified maps, or an empty iteration space: no access
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = llvm::dyn_cast<ShapedType>(operand.get().getType());
     if (!type || !type.hasRank())

@@ -193,10 +193,10 @@ private:
 void Describer::followBody() {
   for (Operation &op : body) {
     if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
-      SmallVector<int64_t> ranges = staticLoopRanges(linalgOp);
-      SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
       // Named ops build their maps anew on every call: once here.
       SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+      SmallVector<int64_t> ranges = staticLoopRanges(linalgOp, maps);
+      SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
       for (auto [d, range] : llvm::enumerate(ranges))
         loops[{&op, unsigned(d)}] = classes.fresh(range);
       for (OpOperand &operand : op.getOpOperands()) {

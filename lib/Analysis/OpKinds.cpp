@@ -95,10 +95,12 @@ LogicalResult mlir::wsc::checkConstantDivisor(Operation *op) {
   return op->emitOpError("divides by a constant zero; an integer divisor must not be 0");
 }
 
-SmallVector<int64_t> mlir::wsc::staticLoopRanges(linalg::LinalgOp op) {
+SmallVector<int64_t> mlir::wsc::staticLoopRanges(linalg::LinalgOp op,
+                                                 ArrayRef<AffineMap> maps) {
   SmallVector<int64_t> ranges(op.getNumLoops(), ShapedType::kDynamic);
   SmallVector<bool> found(ranges.size(), false);
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray(); // built once
+  if (maps.size() != op->getNumOperands())
+    return ranges;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = llvm::dyn_cast<ShapedType>(operand.get().getType());
     if (!type || !type.hasRank())
@@ -112,4 +114,8 @@ SmallVector<int64_t> mlir::wsc::staticLoopRanges(linalg::LinalgOp op) {
     }
   }
   return ranges;
+}
+
+SmallVector<int64_t> mlir::wsc::staticLoopRanges(linalg::LinalgOp op) {
+  return staticLoopRanges(op, op.getIndexingMapsArray());
 }

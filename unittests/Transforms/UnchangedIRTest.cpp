@@ -170,9 +170,8 @@ TEST_F(UnchangedIRTest, PassesThatOnlySetModuleAttributesKeepAnalyses) {
 // On one system without a split, wsc-micro-batch drops the all-reduces
 // wsc-sync-batch-statistics inserted for micro-batches: the step changed.
 TEST_F(UnchangedIRTest, MicroBatchSaysWhenItDroppedAllReduces) {
-  const std::string oneSystem =
-      std::string(kBatchMean).replace(std::string(kBatchMean).find("systems = 2"), 11,
-                                      "systems = 1");
+  std::string oneSystem = kBatchMean;
+  oneSystem.replace(oneSystem.find("systems = 2"), 11, "systems = 1");
   EXPECT_FALSE(keptAnalyses(oneSystem, microBatch(MicroBatchMode::Auto),
                             std::string("wsc-sync-batch-statistics{micro-batches=true},") +
                                 kWeightStreaming));

@@ -15,6 +15,7 @@
 #include <optional>
 
 namespace mlir {
+class AffineMap;
 class Operation;
 class Value;
 } // namespace mlir
@@ -48,7 +49,11 @@ Value skipTransposes(Value value);
 /// concatenates, inverts and composes affine maps for it, each uniqued in
 /// the context: several times the cost, where the cost models ask for
 /// every op of a large step at each candidate size. A loop that no operand
-/// dim is indexed by alone (which the verifier refuses) is dynamic.
+/// dim is indexed by alone, or an op without a map per operand (both of
+/// which the verifier refuses), leaves loops dynamic. `maps` are the op's
+/// indexing maps, for a caller that has them already (a named op builds
+/// them anew on every call).
+SmallVector<int64_t> staticLoopRanges(linalg::LinalgOp op, ArrayRef<AffineMap> maps);
 SmallVector<int64_t> staticLoopRanges(linalg::LinalgOp op);
 
 /// A structured op is a contraction (one FMAC per iteration) when it
