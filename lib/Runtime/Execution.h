@@ -48,6 +48,7 @@ public:
   virtual const MemoryX &memoryX() const = 0;
   /// The fabric between the processes' systems; null in a mode without.
   virtual SwarmX *swarmX() { return nullptr; }
+  virtual StepModel &model() = 0;
   virtual const StepModel &model() const = 0;
 
   /// Called once the systems hold the step's inputs, before its first step.

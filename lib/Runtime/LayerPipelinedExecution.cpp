@@ -29,6 +29,7 @@ public:
   const MemoryX &memoryX() const override {
     fail("a layer-pipelined session has no MemoryX: the weights are resident on the wafer");
   }
+  StepModel &model() override { return model_; }
   const StepModel &model() const override { return model_; }
 
   void runStep(size_t si) override {

@@ -3,11 +3,33 @@
 #include "wsc/Runtime/NonFinite.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace wsc::rt {
 
+namespace {
+
+/// Whether any of the n floats is NaN or Inf (exponent bits all set). An
+/// integer test with no early exit vectorises: every gradient and loss is
+/// scanned each step, and almost always finds nothing.
+bool anyNonFinite(const float *data, int64_t n) {
+  constexpr uint32_t kExponent = 0x7f800000u;
+  uint32_t found = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, data + i, sizeof bits);
+    found |= (bits & kExponent) == kExponent;
+  }
+  return found != 0;
+}
+
+} // namespace
+
 std::optional<NonFiniteValues> findNonFinite(const float *data, int64_t n) {
   std::optional<NonFiniteValues> found;
+  if (!anyNonFinite(data, n))
+    return found;
   for (int64_t i = 0; i < n; ++i) {
     if (std::isfinite(data[i]))
       continue;

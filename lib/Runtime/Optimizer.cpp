@@ -74,30 +74,81 @@ void ParamOptimizer::dispatch(float *param, const float *grad, int64_t n, At at)
   ++steps_;
 }
 
+namespace {
+
+/// SGD's coefficients and switches, fixed for one update.
+struct SgdTerms {
+  float wd, mom, keep, negLr;
+  bool hasWd, hasMom, first, nesterov;
+};
+
+/// Entries at(begin) .. at(end - 1). The pointers never alias and the
+/// switches are loop invariant, so the contiguous case vectorises; each
+/// element still takes torch's operations in torch's order.
+template <typename At>
+void sgdRange(float *__restrict p, const float *__restrict g, float *__restrict buf,
+              int64_t begin, int64_t end, At at, const SgdTerms t) {
+  for (int64_t j = begin; j < end; ++j) {
+    const int64_t i = at(j);
+    float d = g[j];
+    if (t.hasWd)
+      d = d + t.wd * p[i]; // d_p = d_p.add(param, alpha=weight_decay)
+    if (t.hasMom) {
+      const float b = t.first ? d : buf[i] * t.mom + t.keep * d; // buf.mul_(m).add_(d_p, alpha=1-damp)
+      buf[i] = b;
+      d = t.nesterov ? d + t.mom * b : b;
+    }
+    p[i] = p[i] + t.negLr * d; // param.add_(d_p, alpha=-lr)
+  }
+}
+
+/// Adam's coefficients and switches, fixed for one update.
+struct AdamTerms {
+  float b1, b2, oneMinusB1, oneMinusB2, negStepSize, bc2Sqrt, eps, decay, wd;
+  bool decoupled, l2, amsgrad;
+};
+
+/// Entries at(begin) .. at(end - 1), as sgdRange.
+template <typename At>
+void adamRange(float *__restrict p, const float *__restrict g, float *__restrict expAvg,
+               float *__restrict expAvgSq, float *__restrict maxExpAvgSq, int64_t begin,
+               int64_t end, At at, const AdamTerms t) {
+  for (int64_t j = begin; j < end; ++j) {
+    const int64_t i = at(j);
+    if (t.decoupled)
+      p[i] = p[i] * t.decay; // param.mul_(1 - lr * weight_decay)
+    float gi = g[j];
+    if (t.l2)
+      gi = gi + t.wd * p[i]; // grad = grad.add(param, alpha=weight_decay)
+    const float m = expAvg[i] * t.b1 + t.oneMinusB1 * gi;
+    const float v = expAvgSq[i] * t.b2 + (t.oneMinusB2 * gi) * gi; // addcmul_
+    expAvg[i] = m;
+    expAvgSq[i] = v;
+    float vHat = v;
+    if (t.amsgrad) {
+      const float old = maxExpAvgSq[i];
+      // torch.maximum propagates NaN.
+      vHat = (old != old || v != v) ? old + v : (old > v ? old : v);
+      maxExpAvgSq[i] = vHat;
+    }
+    const float denom = std::sqrt(vHat) / t.bc2Sqrt + t.eps;
+    p[i] = p[i] + (t.negStepSize * m) / denom; // addcdiv_(exp_avg, denom, value=-step_size)
+  }
+}
+
+} // namespace
+
 template <typename At>
 void ParamOptimizer::stepSGD(float *p, const float *g, int64_t n, At at) {
-  const float wd = static_cast<float>(spec_.weightDecay);
-  const float mom = static_cast<float>(spec_.momentum);
-  const float keep = static_cast<float>(1.0 - spec_.dampening);
-  const float negLr = static_cast<float>(-spec_.lr);
-  const bool hasWd = spec_.weightDecay != 0, hasMom = spec_.momentum != 0;
-  const bool first = buf_.empty();
-  if (hasMom && first)
+  const SgdTerms t{static_cast<float>(spec_.weightDecay), static_cast<float>(spec_.momentum),
+                   static_cast<float>(1.0 - spec_.dampening), static_cast<float>(-spec_.lr),
+                   spec_.weightDecay != 0, spec_.momentum != 0, buf_.empty(), spec_.nesterov};
+  if (t.hasMom && t.first)
     buf_.resize(numel_);
+  float *buf = buf_.data();
   // Elements are independent: chunks give the bits of one loop.
   parallelFor(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t j = begin; j < end; ++j) {
-      const int64_t i = at(j);
-      float d = g[j];
-      if (hasWd)
-        d = d + wd * p[i]; // d_p = d_p.add(param, alpha=weight_decay)
-      if (hasMom) {
-        float b = first ? d : buf_[i] * mom + keep * d; // buf.mul_(m).add_(d_p, alpha=1-damp)
-        buf_[i] = b;
-        d = spec_.nesterov ? d + mom * b : b;
-      }
-      p[i] = p[i] + negLr * d; // param.add_(d_p, alpha=-lr)
-    }
+    sgdRange(p, g, buf, begin, end, at, t);
   });
 }
 
@@ -110,41 +161,25 @@ void ParamOptimizer::stepAdam(float *p, const float *g, int64_t n, At at, bool d
       maxExpAvgSq_.assign(numel_, 0.0f);
   }
   const double step = static_cast<double>(steps_ + 1);
-  const double lr = spec_.lr, wdD = spec_.weightDecay;
-  const float b1 = static_cast<float>(spec_.beta1), b2 = static_cast<float>(spec_.beta2);
-  const float oneMinusB1 = static_cast<float>(1.0 - spec_.beta1);
-  const float oneMinusB2 = static_cast<float>(1.0 - spec_.beta2);
+  const double lr = spec_.lr, wd = spec_.weightDecay;
   const double bc1 = 1.0 - std::pow(spec_.beta1, step);
   const double bc2 = 1.0 - std::pow(spec_.beta2, step);
-  const float negStepSize = static_cast<float>(-(lr / bc1));
-  const float bc2Sqrt = static_cast<float>(std::sqrt(bc2));
-  const float eps = static_cast<float>(spec_.eps);
-  const float decay = static_cast<float>(1.0 - lr * wdD);
-  const float wd = static_cast<float>(wdD);
-  const bool l2 = !decoupled && wdD != 0;
+  const AdamTerms t{static_cast<float>(spec_.beta1),
+                    static_cast<float>(spec_.beta2),
+                    static_cast<float>(1.0 - spec_.beta1),
+                    static_cast<float>(1.0 - spec_.beta2),
+                    static_cast<float>(-(lr / bc1)),
+                    static_cast<float>(std::sqrt(bc2)),
+                    static_cast<float>(spec_.eps),
+                    static_cast<float>(1.0 - lr * wd),
+                    static_cast<float>(wd),
+                    decoupled,
+                    !decoupled && wd != 0,
+                    spec_.amsgrad};
+  float *m = expAvg_.data(), *v = expAvgSq_.data(), *vMax = maxExpAvgSq_.data();
   // Elements are independent: chunks give the bits of one loop.
   parallelFor(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t j = begin; j < end; ++j) {
-      const int64_t i = at(j);
-      if (decoupled)
-        p[i] = p[i] * decay; // param.mul_(1 - lr * weight_decay)
-      float gi = g[j];
-      if (l2)
-        gi = gi + wd * p[i]; // grad = grad.add(param, alpha=weight_decay)
-      const float m = expAvg_[i] * b1 + oneMinusB1 * gi;
-      const float v = expAvgSq_[i] * b2 + (oneMinusB2 * gi) * gi; // addcmul_
-      expAvg_[i] = m;
-      expAvgSq_[i] = v;
-      float vHat = v;
-      if (spec_.amsgrad) {
-        const float old = maxExpAvgSq_[i];
-        // torch.maximum propagates NaN.
-        vHat = (old != old || v != v) ? old + v : (old > v ? old : v);
-        maxExpAvgSq_[i] = vHat;
-      }
-      const float denom = std::sqrt(vHat) / bc2Sqrt + eps;
-      p[i] = p[i] + (negStepSize * m) / denom; // addcdiv_(exp_avg, denom, value=-step_size)
-    }
+    adamRange(p, g, m, v, vMax, begin, end, at, t);
   });
 }
 

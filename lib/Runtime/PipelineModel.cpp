@@ -11,13 +11,13 @@
 
 namespace wsc::rt {
 
-std::unique_ptr<StepModel> makeStepModel(const Schedule &schedule, bool trace) {
+std::unique_ptr<StepModel> makeStepModel(const Schedule &schedule) {
   if (schedule.isLayerPipelined())
-    return std::make_unique<PipelineModel>(schedule, trace);
-  return std::make_unique<TimingModel>(schedule, trace ? 16 : 0);
+    return std::make_unique<PipelineModel>(schedule);
+  return std::make_unique<TimingModel>(schedule);
 }
 
-PipelineModel::PipelineModel(const Schedule &s, bool trace) : schedule_(s), trace_(trace) {
+PipelineModel::PipelineModel(const Schedule &s) : schedule_(s) {
   if (!s.isLayerPipelined())
     fail("internal: PipelineModel needs a layer-pipelined schedule, not '", s.mode, "'");
   // Each PE belongs to one layer's rectangle: the peak is the largest
@@ -167,6 +167,7 @@ StepTiming PipelineModel::simulateStep(const StepWork &w) {
   checkStepWork(w, 1, s.steps.size(), stages_.size(), B);
   if (!w.kernelFactor.empty())
     fail("pipeline model: kernel factors are for the weight-streaming model");
+  const bool tracing = startTraceStep();
   auto work = [&](size_t k, size_t smp) {
     return w.stageFactor.empty() ? 1.0 : w.stageFactor[k][smp];
   };
@@ -267,7 +268,7 @@ StepTiming PipelineModel::simulateStep(const StepWork &w) {
           std::max(r.vts->denseComputeS, st.secondsPerSample * static_cast<double>(B));
   }
 
-  if (trace_) {
+  if (tracing) {
     for (size_t k = 0; k < S; ++k)
       for (size_t smp = 0; smp < B; ++smp)
         events_.push_back({s.steps[stages_[k].step].name, "stage", 1, static_cast<int>(k) + 1,

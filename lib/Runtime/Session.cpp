@@ -73,6 +73,8 @@ const MemoryX &Session::memoryX() const { return execution_->memoryX(); }
 
 const StepModel &Session::timing() const { return execution_->model(); }
 
+void Session::setTraceSteps(TraceSteps keep) { execution_->model().setTraceSteps(keep); }
+
 const std::vector<int64_t> &Session::maskLengths(int group) const {
   if (!vts_)
     fail("unknown mask group ", group, " (the schedule has 0)");

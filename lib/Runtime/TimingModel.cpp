@@ -160,6 +160,7 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
          s.params.size(), " parameters");
   if (!work.stageFactor.empty())
     fail("timing model: stage factors are for the layer-pipelined model");
+  const bool tracing = startTraceStep();
   const double latency = hops_ * t.swarmxHopLatency;
   const int stepNo = stepsDone_;
   const double stepStart = lastEnd_;
@@ -171,7 +172,7 @@ StepTiming TimingModel::simulateStep(const StepWork &work) {
   std::vector<std::vector<double>> ready(N, std::vector<double>(s.values.size(), 0.0));
   auto emit = [&](const std::string &name, const char *cat, int pid, int tid, double begin,
                   double dur, int si, double bytes) {
-    if (pid > traceSystems_)
+    if (!tracing || pid > traceSystems_)
       return;
     events_.push_back({name, cat, pid, tid, begin * 1e6, dur * 1e6, stepNo, si, bytes});
   };

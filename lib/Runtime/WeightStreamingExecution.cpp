@@ -47,6 +47,7 @@ public:
   const ParamStore &parameters() const override { return memoryX_; }
   const MemoryX &memoryX() const override { return memoryX_; }
   SwarmX *swarmX() override { return swarmX_.get(); }
+  StepModel &model() override { return model_; }
   const StepModel &model() const override { return model_; }
 
   void startStep() override;

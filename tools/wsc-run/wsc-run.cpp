@@ -78,7 +78,7 @@ const char *kUsage =
     "                   as JSON; format in docs/Sparsity.md\n"
     "  --inputs         inference inputs (exact input shapes)\n"
     "  --outputs        where to write inference outputs\n"
-    "  --trace          Chrome/Perfetto trace of the modeled timeline\n"
+    "  --trace          Chrome/Perfetto trace of every step's modeled timeline\n"
     "  --save-weights   final weights after training\n"
     "  --report         per-step report as JSON\n"
     "  --threads        cores this process uses (default: all, shared by the\n"
@@ -390,7 +390,8 @@ void writeJson(const std::string &path, const nlohmann::json &doc) {
 int runModelOnly(const Options &o) {
   Schedule s = loadSchedule(o.schedule);
   printProgram(s);
-  std::unique_ptr<StepModel> model = makeStepModel(s, /*trace=*/false);
+  std::unique_ptr<StepModel> model = makeStepModel(s);
+  model->setTraceSteps(TraceSteps::None);
   nlohmann::json steps = nlohmann::json::array();
   StepTiming t;
   for (int64_t i = 0; i < o.steps.value_or(2); ++i) {
@@ -502,6 +503,8 @@ int run(const Options &o, MpiJob *job) {
   Session session(std::move(schedule), std::move(swarmX));
   session.setSeed(o.seed);
   session.setAllowNonFinite(o.allowNonFinite);
+  // --trace covers every step of the run; without it none is kept.
+  session.setTraceSteps(o.trace.empty() ? TraceSteps::None : TraceSteps::All);
   setThreads(o, session, job);
   const Schedule &s = session.schedule();
 

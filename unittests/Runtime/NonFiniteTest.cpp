@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 using namespace wsc::rt;
 using namespace wsc::rt::test;
@@ -31,6 +32,28 @@ TEST(NonFinite, CountsAndFindsTheFirst) {
   EXPECT_EQ(v->first, 1);
   EXPECT_EQ(describeNonFinite(*v), "2 non-finite values (the first, element 1, is -inf)");
   EXPECT_FALSE(findNonFinite(Tensor::zeros(DType::I64, {2}))); // integers have none
+}
+
+TEST(NonFinite, FindsOneValueAnywhereAndNothingFinite) {
+  // Every position of the vectorised scan and its tail, beside finite values
+  // with the largest exponent and subnormals.
+  const float finite[] = {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::denorm_min(), -0.0f};
+  for (int n : {1, 7, 37}) {
+    std::vector<float> data(n);
+    for (int i = 0; i < n; ++i)
+      data[i] = finite[i % 4];
+    EXPECT_FALSE(findNonFinite(data.data(), n)) << n;
+    for (int at = 0; at < n; ++at)
+      for (float bad : {kNaN, kInf, -kInf}) {
+        std::vector<float> with = data;
+        with[at] = bad;
+        std::optional<NonFiniteValues> v = findNonFinite(with.data(), n);
+        ASSERT_TRUE(v) << n << " " << at;
+        EXPECT_EQ(v->first, at);
+        EXPECT_EQ(v->count, 1);
+      }
+  }
 }
 
 ParamSpec sgdParam() {

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 using namespace wsc::rt;
 using namespace wsc::rt::test;
@@ -418,9 +419,34 @@ TEST(PipelineModel, ModeSelectsTheModel) {
   EXPECT_FALSE(makeStepModel(ws)->simulateStep().pipeline);
   EXPECT_THROW({ PipelineModel bad(ws); }, Error);
   // No trace when asked not to.
-  std::unique_ptr<StepModel> quiet = makeStepModel(lp, false);
+  std::unique_ptr<StepModel> quiet = makeStepModel(lp);
+  quiet->setTraceSteps(TraceSteps::None);
   quiet->simulateStep();
   EXPECT_TRUE(quiet->events().empty());
+}
+
+TEST(PipelineModel, TraceKeepsTheLatestStepUnlessToldOtherwise) {
+  Schedule lp = chain({});
+  Schedule ws = loadSchedule(inputPath("mlp_ce_rowmajor.json"));
+  for (const Schedule *s : {&lp, &ws}) {
+    std::unique_ptr<StepModel> m = makeStepModel(*s);
+    auto stepsTraced = [&] {
+      std::set<int> steps;
+      for (const TraceEvent &e : m->events())
+        steps.insert(e.step);
+      return steps;
+    };
+    for (int i = 0; i < 3; ++i)
+      m->simulateStep();
+    EXPECT_EQ(stepsTraced(), std::set<int>{2}) << s->mode;
+    m->setTraceSteps(TraceSteps::All);
+    m->simulateStep();
+    m->simulateStep();
+    EXPECT_EQ(stepsTraced(), (std::set<int>{3, 4})) << s->mode;
+    m->setTraceSteps(TraceSteps::None);
+    m->simulateStep();
+    EXPECT_TRUE(m->events().empty()) << s->mode;
+  }
 }
 
 TEST(PipelineModel, SessionRunsTheChain) {

@@ -59,9 +59,8 @@ public:
     double seconds = 0;
   };
 
-  /// Requires a layer-pipelined schedule. With `trace` false no trace
-  /// events are kept.
-  explicit PipelineModel(const Schedule &schedule, bool trace = true);
+  /// Requires a layer-pipelined schedule.
+  explicit PipelineModel(const Schedule &schedule);
 
   using StepModel::simulateStep;
   /// work.stageFactor[k][s] (finite, >= 0) scales sample s's time at stage
@@ -72,7 +71,6 @@ public:
   StepTiming simulateStep(const std::vector<double> &work);
   void reset() override;
 
-  const std::vector<TraceEvent> &events() const override { return events_; }
   /// pid 1 is the wafer: one tid per stage (1 + stage index), then one per
   /// layer that updates weights.
   std::string traceJson() const override;
@@ -88,7 +86,6 @@ public:
 
 private:
   const Schedule &schedule_;
-  bool trace_;
   double peakSram_ = 0;
   std::vector<Stage> stages_;
   std::vector<Update> updates_;
@@ -101,12 +98,11 @@ private:
   std::vector<double> layerFree_;  // per layer: end of its last update
   std::vector<double> paramReady_; // per param: end of its last update
   std::vector<std::vector<double>> start_, end_;
-  std::vector<TraceEvent> events_;
 };
 
 /// The timing model for `schedule`'s mode: TimingModel (weight streaming) or
-/// PipelineModel (layer pipelined). `trace` false keeps no trace events.
-std::unique_ptr<StepModel> makeStepModel(const Schedule &schedule, bool trace = true);
+/// PipelineModel (layer pipelined).
+std::unique_ptr<StepModel> makeStepModel(const Schedule &schedule);
 
 } // namespace wsc::rt
 

@@ -141,6 +141,8 @@ public:
   const StepModel &timing() const;
   const Interpreter &interpreter() const { return interpreter_; }
   void writeTrace(const std::string &path) const { timing().writeTrace(path); }
+  /// Which steps writeTrace covers: by default the latest one.
+  void setTraceSteps(TraceSteps keep);
   const WaferSystem &system(int k) const { return systems_.at(k); }
   /// VTS: the valid lengths of the last step's samples in mask group `group`
   /// (global batch order). Throws for an unknown group.

@@ -181,6 +181,11 @@ struct TraceTrack {
 std::string chromeTraceJson(const std::vector<TraceTrack> &tracks,
                             const std::vector<TraceEvent> &events);
 
+/// Which modeled steps a StepModel keeps trace events of: none, the latest
+/// one (the default: a long run's memory does not grow with its steps), or
+/// every step since the last reset (wsc-run --trace).
+enum class TraceSteps { None, Last, All };
+
 /// What the Session asks of a timing model, whatever the execution mode.
 class StepModel {
 public:
@@ -192,10 +197,29 @@ public:
   virtual StepTiming simulateStep(const StepWork &work) = 0;
   /// Forget all carried state (a cold start).
   virtual void reset() = 0;
-  virtual const std::vector<TraceEvent> &events() const = 0;
-  /// Chrome / Perfetto trace JSON of every modeled step so far.
+  void setTraceSteps(TraceSteps keep) {
+    traceSteps_ = keep;
+    events_.clear();
+  }
+  TraceSteps traceSteps() const { return traceSteps_; }
+  /// The kept steps' trace events.
+  const std::vector<TraceEvent> &events() const { return events_; }
+  /// Chrome / Perfetto trace JSON of the kept steps.
   virtual std::string traceJson() const = 0;
   void writeTrace(const std::string &path) const;
+
+protected:
+  /// At the start of each modeled step: whether the step records events;
+  /// drops the previous step's unless every step is kept.
+  bool startTraceStep() {
+    if (traceSteps_ != TraceSteps::All)
+      events_.clear();
+    return traceSteps_ != TraceSteps::None;
+  }
+  std::vector<TraceEvent> events_;
+
+private:
+  TraceSteps traceSteps_ = TraceSteps::Last;
 };
 
 /// The weight-streaming model. (PipelineModel.h has the layer-pipelined one
@@ -214,7 +238,6 @@ public:
   /// SwarmX tree depth between MemoryX and the systems.
   int hops() const { return hops_; }
   double peakSramPerPeBytes() const { return peakSram_; }
-  const std::vector<TraceEvent> &events() const override { return events_; }
   std::string traceJson() const override;
 
 private:
@@ -238,7 +261,6 @@ private:
   std::vector<double> issue_; // per system: when the controller issues next
   double memxFree_ = 0;
   std::vector<double> paramReady_;
-  std::vector<TraceEvent> events_;
 };
 
 /// Throws unless `work`'s tables are empty or [systems][steps] (kernel),
