@@ -8,7 +8,9 @@ momentum update, weight streaming on one system, f32 streams), the
 emulator's step time over PyTorch eager's on the same threads and the same
 BLAS, and each side's peak resident set (its whole process: model, compile
 and steps; /usr/bin/time -v's "Maximum resident set size"). Each side runs
-in its own process so the thread pools do not compete.
+in its own process so the thread pools do not compete; the two take their
+timed steps in turns (steptime.both_sides), and the ratio is the median
+over those rounds.
 Random init, nothing downloaded; dropout off (p = 0) so both sides do the
 same work.
 """

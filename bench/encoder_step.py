@@ -14,7 +14,9 @@ Each is one training step: forward, cross-entropy, backward and an SGD
 update, weight streaming on one system with f32 streams. Prints the
 emulator's step time over PyTorch eager's on the same threads and the
 same BLAS, and each side's peak resident set (its whole process). Each
-side runs in its own process so the thread pools do not compete.
+side runs in its own process so the thread pools do not compete; the two
+take their timed steps in turns (steptime.both_sides), and the ratio is
+the median over those rounds.
 """
 import argparse
 import json
@@ -91,7 +93,7 @@ def measure(side, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--models", nargs="+", default=sorted(MODELS), choices=sorted(MODELS))
     ap.add_argument("--side", choices=["torch", "wsc"], help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
