@@ -73,7 +73,10 @@ def main():
     print(f"  wsc emulator step     {w['step_s'] * 1e3:8.2f} ms")
     print(f"  emulator / PyTorch    {results['ratio']:8.2f}   (target <= 1.0; the median of "
           f"{args.reps} rounds, one step each side)")
-    print(f"  export + compile      {w['compile_s']:8.2f} s    (target <= 2 s, cold process)")
+    # The 2 s target is the 4x1024 MLP's; a 4096-wide one moves 16x the weights.
+    default = (args.width, args.layers, args.batch) == (1024, 4, 256)
+    print(f"  export + compile      {w['compile_s']:8.2f} s"
+          + ("    (target <= 2 s, cold process)" if default else ""))
     print(f"  modeled CS-2 step     {w['modeled_step_s'] * 1e3:8.3f} ms")
     rss_t, rss_w = t["peak_rss_bytes"] / 2**20, w["peak_rss_bytes"] / 2**20
     print(f"  peak RSS (whole side) {rss_t:6.0f} MB eager, {rss_w:6.0f} MB emulator: "
