@@ -2,7 +2,8 @@
 //
 // Expected values were worked out by hand from torch 1.13's update rules
 // (in double; the runtime computes in f32, hence the tolerance). Gradients
-// 0.5, -1, 2, -0.25 are applied to a parameter starting at 1.
+// 0.5, -1, 2, -0.25 are applied to a parameter starting at 1 (every element
+// of it but one, which gets 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,13 +18,20 @@ using namespace wsc::rt;
 
 namespace {
 
+/// Element 0's values after each step. Every element but the last gets the
+/// same gradients, and they span the vectorised body of the update loop and
+/// its scalar tail: all of them must stay bitwise equal to element 0.
 std::vector<double> run(const OptimizerSpec &spec) {
-  ParamOptimizer opt(spec, 2);
-  float p[2] = {1.0f, 1.0f};
+  constexpr int kN = 37;
+  ParamOptimizer opt(spec, kN);
+  std::vector<float> p(kN, 1.0f);
   std::vector<double> out;
   for (float g : {0.5f, -1.0f, 2.0f, -0.25f}) {
-    float grads[2] = {g, 0.0f};
-    opt.step(p, grads);
+    std::vector<float> grads(kN, g);
+    grads.back() = 0.0f;
+    opt.step(p.data(), grads.data());
+    for (int i = 1; i + 1 < kN; ++i)
+      EXPECT_EQ(p[i], p[0]) << "element " << i;
     out.push_back(p[0]);
   }
   EXPECT_EQ(opt.steps(), 4);
