@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::wsc;
@@ -65,6 +66,27 @@ bool mlir::wsc::isContraction(linalg::LinalgOp op) {
     add |= llvm::isa<arith::AddFOp>(inner);
   }
   return mul && add;
+}
+
+bool mlir::wsc::isQuantized(Operation *op) {
+  auto isQuantType = [](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    return element.getDialect().getNamespace() == "quant";
+  };
+  if (llvm::any_of(op->getOperandTypes(), isQuantType) ||
+      llvm::any_of(op->getResultTypes(), isQuantType) ||
+      op->getName().getStringRef() == "tosa.rescale")
+    return true;
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() == 0 || op->getNumRegions() != 1)
+    return false;
+  bool narrowInput = llvm::any_of(linalgOp.getDpsInputs(), [](Value input) {
+    auto integer = llvm::dyn_cast<IntegerType>(getElementTypeOrSelf(input.getType()));
+    return integer && integer.getWidth() > 1 && integer.getWidth() <= 16;
+  });
+  bool multiplies = llvm::any_of(op->getRegion(0).front(),
+                                 [](Operation &inner) { return llvm::isa<arith::MulIOp>(inner); });
+  return narrowInput && multiplies;
 }
 
 std::optional<unsigned> mlir::wsc::oneHotLoop(linalg::LinalgOp op) {

@@ -105,10 +105,62 @@ DenseElementsAttr toDense(ShapedType type, ArrayRef<char> bytes) {
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
 }
 
+/// torch-mlir's TorchScript path passes Python floats as 0-d f64 constant
+/// inputs of generics (`ins(%x, %eps : tensor<4x8xf32>, tensor<f64>)`) whose
+/// bodies truncate them to f32, and PyTorch computes such a scalar in the
+/// tensor's precision. Each such splat input becomes a constant in the
+/// body, where the truncation folds; the runtime has no f64.
+void foldF64ScalarInputs(func::FuncOp func) {
+  auto f64Splat = [](Value value) -> TypedAttr {
+    DenseElementsAttr attr;
+    if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat() ||
+        !attr.getElementType().isF64())
+      return {};
+    return attr.getSplatValue<TypedAttr>();
+  };
+  SmallVector<linalg::GenericOp> generics;
+  func.walk([&](linalg::GenericOp generic) {
+    if (llvm::any_of(generic.getDpsInputs(), f64Splat))
+      generics.push_back(generic);
+  });
+  for (linalg::GenericOp generic : generics) {
+    Block &body = generic.getRegion().front();
+    OpBuilder inBody = OpBuilder::atBlockBegin(&body);
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray(), keptMaps;
+    SmallVector<Value> keptInputs;
+    SmallVector<unsigned> folded;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      unsigned n = input->getOperandNumber();
+      if (TypedAttr scalar = f64Splat(input->get())) {
+        Value constant = arith::ConstantOp::create(inBody, generic.getLoc(), scalar);
+        body.getArgument(n).replaceAllUsesWith(constant);
+        folded.push_back(n);
+        continue;
+      }
+      keptInputs.push_back(input->get());
+      keptMaps.push_back(maps[n]);
+    }
+    for (OpOperand &init : generic.getDpsInitsMutable())
+      keptMaps.push_back(maps[init.getOperandNumber()]);
+    OpBuilder b(generic);
+    auto replacement = linalg::GenericOp::create(
+        b, generic.getLoc(), generic.getResultTypes(), keptInputs, generic.getDpsInits(),
+        keptMaps, generic.getIteratorTypesArray());
+    replacement->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
+    replacement.getRegion().takeBody(generic.getRegion());
+    for (unsigned n : llvm::reverse(folded))
+      replacement.getRegion().front().eraseArgument(n);
+    generic.replaceAllUsesWith(replacement.getResults());
+    generic.erase();
+  }
+}
+
 class Importer {
 public:
-  Importer(func::FuncOp func, SymbolTable &symbols, int64_t minParamElements)
-      : func(func), symbols(symbols), minParamElements(minParamElements) {}
+  Importer(func::FuncOp func, SymbolTable &symbols, int64_t minParamElements,
+           ArrayRef<int64_t> explicitInputs)
+      : func(func), symbols(symbols), minParamElements(minParamElements),
+        explicitInputs(explicitInputs) {}
 
   /// Checks the function, marks its interface and lifts its weights.
   LogicalResult run();
@@ -118,6 +170,7 @@ private:
   LogicalResult checkPadAmounts();
   LogicalResult checkSignature();
   LogicalResult checkOps();
+  FailureOr<llvm::SmallBitVector> findInputs(unsigned numArgs);
   LogicalResult markInterface(unsigned numArgs);
   LogicalResult liftGlobal(Operation *load, ml_program::GlobalOp global);
   LogicalResult importConstant(arith::ConstantOp constant);
@@ -129,6 +182,7 @@ private:
   func::FuncOp func;
   SymbolTable &symbols;
   int64_t minParamElements;
+  ArrayRef<int64_t> explicitInputs;
   DenseMap<Attribute, BlockArgument> params;
   llvm::StringSet<> names;
   unsigned unnamedConstants = 0;
@@ -245,32 +299,53 @@ LogicalResult Importer::checkSignature() {
   return success();
 }
 
-/// The first `numArgs` arguments are the function's own: each is a model
-/// input or a weight (ModelInputs.h), the others were lifted from the IR.
-LogicalResult Importer::markInterface(unsigned numArgs) {
-  Builder b(func.getContext());
-  llvm::SmallBitVector inputs = mlir::wsc::findModelInputs(func, numArgs);
+/// The model inputs among the first `numArgs` arguments: those `inputs=`
+/// names, or else every argument that plays no weight's role.
+FailureOr<llvm::SmallBitVector> Importer::findInputs(unsigned numArgs) {
+  llvm::SmallBitVector inputs(numArgs);
+  if (!explicitInputs.empty()) {
+    for (int64_t i : explicitInputs) {
+      if (i < 0 || i >= int64_t(numArgs))
+        return func.emitError("inputs=")
+               << i << " names no argument of @" << func.getSymName() << ", which has "
+               << numArgs << "; inputs= lists argument positions from 0";
+      inputs.set(i);
+    }
+    return inputs;
+  }
+  inputs = mlir::wsc::findWeightArguments(func, numArgs).flip();
   if (inputs.none() && numArgs) {
     InFlightDiagnostic diag = func.emitError("cannot tell the model inputs from the weights: ")
-                              << "no argument carries the batch (its dim 0) to dim 0 of a "
-                              << "result; wsc needs the batch in dim 0 of every input and "
-                              << "output";
-    for (unsigned i = 0; i < numArgs; ++i)
+                              << "every argument plays a weight's role (a matmul's or "
+                              << "convolution's filter, a bias, a lookup table); name the "
+                              << "inputs with --wsc-pipeline=\"inputs=0,...\"";
+    for (unsigned i = 0; i < std::min(numArgs, 4u); ++i)
       diag.attachNote(func.getArgument(i).getLoc())
-          << "argument #" << i << " (" << func.getArgument(i).getType() << ") would be a weight";
+          << "argument #" << i << " (" << func.getArgument(i).getType() << ") is a weight";
     return diag;
   }
+  return inputs;
+}
+
+/// The first `numArgs` arguments are the function's own: each is a model
+/// input or a weight, the others were lifted from the IR.
+LogicalResult Importer::markInterface(unsigned numArgs) {
+  Builder b(func.getContext());
+  FailureOr<llvm::SmallBitVector> inputs = findInputs(numArgs);
+  if (failed(inputs))
+    return failure();
   int64_t nextInput = 0;
   for (unsigned i = 0; i < numArgs; ++i) {
-    if (inputs[i]) {
+    if ((*inputs)[i]) {
       func.setArgAttr(i, mlir::wsc::WSCDialect::getInputAttrName(), b.getI64IntegerAttr(nextInput++));
       continue;
     }
     Type type = func.getArgument(i).getType();
     if (!llvm::cast<RankedTensorType>(type).getElementType().isF32())
       return func.emitError("argument #")
-             << i << " (" << type << ") carries no batch to a result, so it is a weight, "
-             << "but weights become MemoryX parameters, which are f32";
+             << i << " (" << type << ") plays a weight's role, but weights become "
+             << "MemoryX parameters, which are f32; if it is a model input, say so with "
+             << "--wsc-pipeline=\"inputs=...\"";
     // Its values come from wsc-run's --weights file.
     std::string name = ("arg" + Twine(i)).str();
     for (unsigned n = 1; !names.insert(name).second; ++n)
@@ -380,6 +455,7 @@ LogicalResult Importer::run() {
   if (failed(checkSignature()) || failed(checkPadAmounts()))
     return failure();
   foldShapeArithmetic();
+  foldF64ScalarInputs(func);
   if (failed(checkOps()))
     return failure();
   const unsigned numArgs = func.getNumArguments();
@@ -412,11 +488,12 @@ struct ImportTorchMlirPass
       return signalPassFailure();
     }
     SymbolTable symbols(module);
+    SmallVector<int64_t> explicitInputs(inputs.begin(), inputs.end());
     bool changed = false;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || hasWscAttributes(func))
         continue;
-      if (failed(Importer(func, symbols, minParamElements).run()))
+      if (failed(Importer(func, symbols, minParamElements, explicitInputs).run()))
         return signalPassFailure();
       changed = true;
     }

@@ -1,55 +1,100 @@
-//===- ModelInputs.cpp - which arguments of an imported model are inputs --===//
+//===- ModelInputs.cpp - which arguments of an imported model are weights -===//
 
 #include "ModelInputs.h"
-#include "wsc/Analysis/BatchDims.h"
-#include "wsc/Dialect/WSC/WSCDialect.h"
+#include "wsc/Analysis/OpKinds.h"
 
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 
 using namespace mlir;
 using namespace mlir::wsc;
 
 namespace {
 
-/// Every canonicalization pattern of the loaded dialects, as the
-/// canonicalizer gathers them, and the decomposition of static pads: the
-/// rest of the pipeline sees the function that way when it shards it.
-FrozenRewritePatternSet legalizedForm(MLIRContext *ctx) {
-  RewritePatternSet patterns(ctx);
-  for (Dialect *dialect : ctx->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : ctx->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, ctx);
-  linalg::populateDecomposePadPatterns(patterns);
-  return FrozenRewritePatternSet(std::move(patterns));
+/// The loop that indexes dim 0 of `op`'s first init: the batch loop when
+/// the op computes on activations, whose dim 0 is the batch.
+std::optional<unsigned> outerLoop(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() == 0)
+    return std::nullopt;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  auto dim = llvm::dyn_cast<AffineDimExpr>(map.getResult(0));
+  return dim ? std::optional<unsigned>(dim.getPosition()) : std::nullopt;
+}
+
+/// An input of `op` whose one value serves every position of the result's
+/// dim 0 (the batch, for an op on activations): a matmul's or convolution's
+/// filter, a bias or scale, broadcast over the rows there or before.
+bool isSharedAcrossRows(OpOperand &use, linalg::LinalgOp op) {
+  std::optional<unsigned> loop = outerLoop(op);
+  return loop && op.isDpsInput(&use) && !op.getMatchingIndexingMap(&use).isFunctionOfDim(*loop);
+}
+
+/// A `tensor.extract` in a linalg body whose indices do not follow the
+/// enclosing op's dim-0 loop: a lookup in a table that every row shares
+/// (an embedding), not a per-sample read of an activation.
+bool isTableLookup(tensor::ExtractOp extract) {
+  auto op = llvm::dyn_cast<linalg::LinalgOp>(extract->getParentOp());
+  if (!op)
+    return false;
+  std::optional<unsigned> loop = outerLoop(op);
+  if (!loop)
+    return true;
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  for (Value index : extract.getIndices())
+    (void)getBackwardSlice(index, &slice, options);
+  return llvm::none_of(slice, [&](Operation *def) {
+    auto index = llvm::dyn_cast<linalg::IndexOp>(def);
+    return index && index.getDim() == *loop;
+  });
+}
+
+/// Ops whose result holds the values of their one tensor operand, moved
+/// or typed differently: a weight stays a weight through them.
+bool passesValuesOn(Operation *op) {
+  if (llvm::isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                tensor::CastOp, tensor::PadOp, linalg::TransposeOp, linalg::CopyOp>(op))
+    return true;
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() == 0;
+}
+
+/// Whether `arg` reaches a weight's role through ops that pass its values
+/// on.
+bool servesAsWeight(BlockArgument arg) {
+  SmallVector<Value> worklist{arg};
+  llvm::DenseSet<Value> seen{arg};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(user))
+        if (extract.getTensor() == value && isTableLookup(extract))
+          return true;
+      auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(user);
+      if (linalgOp && isSharedAcrossRows(use, linalgOp))
+        return true;
+      if (linalgOp && !linalgOp.isDpsInput(&use))
+        continue;
+      if (!passesValuesOn(user))
+        continue;
+      for (Value result : user->getResults())
+        if (seen.insert(result).second)
+          worklist.push_back(result);
+    }
+  }
+  return false;
 }
 
 } // namespace
 
-llvm::SmallBitVector mlir::wsc::findModelInputs(func::FuncOp func, unsigned numArgs) {
-  MLIRContext *ctx = func.getContext();
-  // BatchDims follows neither tensor.pad nor tensor.cast: work on a copy in
-  // the form wsc-legalize gives the function (pads decomposed, identity
-  // casts folded), whose arguments are the same.
-  OwningOpRef<func::FuncOp> copy(func.clone());
-  (void)applyPatternsGreedily(copy->getOperation(), legalizedForm(ctx));
-  Operation *returnOp = copy->getBody().front().getTerminator();
-  // A trial that fails reports a conflict; that only means "not an input".
-  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-  Builder b(ctx);
-  llvm::SmallBitVector inputs(numArgs);
-  for (unsigned i = 0; i < numArgs; ++i) {
-    auto type = llvm::dyn_cast<RankedTensorType>(copy->getArgument(i).getType());
-    if (!type || type.getRank() == 0)
-      continue;
-    copy->setArgAttr(i, mlir::wsc::WSCDialect::getInputAttrName(), b.getI64IntegerAttr(0));
-    FailureOr<BatchDims> dims = BatchDims::compute(*copy);
-    copy->removeArgAttr(i, mlir::wsc::WSCDialect::getInputAttrName());
-    inputs[i] = succeeded(dims) && llvm::any_of(returnOp->getOperands(), [&](Value result) {
-                  return dims->lookup(result) == 0;
-                });
-  }
-  return inputs;
+llvm::SmallBitVector mlir::wsc::findWeightArguments(func::FuncOp func, unsigned numArgs) {
+  llvm::SmallBitVector weights(numArgs);
+  for (unsigned i = 0; i < numArgs; ++i)
+    weights[i] = servesAsWeight(func.getArgument(i));
+  return weights;
 }

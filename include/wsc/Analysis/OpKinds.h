@@ -60,6 +60,14 @@ SmallVector<int64_t> staticLoopRanges(linalg::LinalgOp op);
 /// reduces and its body multiplies and adds.
 bool isContraction(linalg::LinalgOp op);
 
+/// A quantized op: one whose operands or results have a `quant` dialect
+/// element type (`!quant.uniform<i8:f32, ...>`), TOSA's `rescale`, or a
+/// structured op that multiplies integers of at most 16 bits inside a
+/// reduction (an int8 matmul or convolution, `linalg.quantized_matmul`, the
+/// `_q` convolutions with their zero points). wsc compiles floating-point
+/// training graphs; such an op is refused at the op.
+bool isQuantized(Operation *op);
+
 /// The loop of a one-hot reduction `out[.., v, ..] += (idx[t] == v) ? x : 0`
 /// (the embedding gradient the exporter emits), or nullopt. Such an op is a
 /// scatter-add: each reduction point touches one `v`, so its work is the

@@ -58,6 +58,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("torch-mlir input: float constants with at least this many elements "
                      "become MemoryX parameters"),
       llvm::cl::init(1024)};
+  ListOption<int64_t> inputs{
+      *this, "inputs",
+      llvm::cl::desc("outside exporters' input: positions of the arguments that are model "
+                     "inputs (the others are weights); by default, told by their roles")};
   Option<bool> allowSramOverflow{
       *this, "allow-sram-overflow",
       llvm::cl::desc("warn instead of failing when no layout of a kernel fits in PE SRAM"),

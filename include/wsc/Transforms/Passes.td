@@ -5,6 +5,77 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WSCStripInstrumentation : Pass<"wsc-strip-instrumentation", "::mlir::ModuleOp"> {
+  let summary = "Drop drivers and external calls that only observe the model";
+  let description = [{
+    Runs first in `--wsc-pipeline`. Exporters and benchmark files wrap a
+    model in code that runs it: a `@main` driver that feeds constants to
+    the model and prints its result with `printMemrefF32`, or calls to
+    external timing functions (`rtclock`, `record_timing` with
+    `llvm.mlir.global` strings) around the layers. wsc compiles the model,
+    not its harness:
+
+    - a function with a body and no results, in a module where another
+      function computes results, is a driver: it is erased, with a remark;
+    - in every other function, a call to an external function (a
+      declaration) whose results reach no result of the function only
+      observes: it is erased with a remark, together with what only it
+      used (`vector.print` of a timing, the `llvm.mlir.addressof` of its
+      name string), and then the declarations and `llvm.mlir.global`s
+      nothing uses any more.
+
+    A call to an external function whose result a function result depends
+    on is an error at the call, naming the callee: wsc runs no code from
+    outside the module.
+
+    ```mlir
+    func.func private @record_timing(!llvm.ptr)
+    llvm.mlir.global internal constant @name("conv1\00") {addr_space = 0 : i32}
+    func.func @forward(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+      %p = llvm.mlir.addressof @name : !llvm.ptr
+      call @record_timing(%p) : (!llvm.ptr) -> ()   // erased, with a remark
+      ...
+    }
+    // @record_timing and @name are erased too.
+    ```
+  }];
+}
+
+def WSCLowerTosa : Pass<"wsc-lower-tosa", "::mlir::ModuleOp"> {
+  let summary = "Lower TOSA input to linalg on tensors with upstream's lowerings";
+  let description = [{
+    Runs first in `--wsc-pipeline`. PyTorch Dynamo's TOSA path and
+    torch-mlir's TOSA backend print `tosa.*` ops; wsc compiles linalg on
+    tensors. A module with a TOSA op goes through upstream's own TOSA
+    pipeline, nested on each function: `tosa-to-linalg-named` (with the
+    decompositions, shape inference and broadcasting `tosa-to-linalg`'s
+    pipeline adds), `tosa-to-linalg`, `tosa-to-tensor` and `tosa-to-arith`.
+    The import (`wsc-import-torch-mlir`) then sees the linalg form, and
+    tells the weights among the arguments by their roles as for any other
+    input. A module without TOSA ops is left as it is.
+
+    Errors, at the op: a quantized TOSA op (a `!quant` element type,
+    `tosa.rescale`: quantized inference is out of scope for a training
+    compiler), and a TOSA op that upstream's lowerings leave (upstream's
+    own "failed to legalize" comes first, at that op).
+
+    ```mlir
+    // Before
+    %0 = tosa.add %x, %b : (tensor<1x10xf32>, tensor<1x10xf32>) -> tensor<1x10xf32>
+    // After
+    %e = tensor.empty() : tensor<1x10xf32>
+    %0 = linalg.generic {...} ins(%x, %b : tensor<1x10xf32>, tensor<1x10xf32>)
+        outs(%e : tensor<1x10xf32>) {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<1x10xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
 def WSCInlineHelpers : Pass<"wsc-inline-helpers", "::mlir::ModuleOp"> {
   let summary = "Inline private helper functions into their callers and drop them";
   let description = [{
@@ -87,6 +158,9 @@ def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
   let options = [
     Option<"minParamElements", "min-param-elements", "int64_t", /*default=*/"1024",
            "float constants with at least this many elements become parameters">,
+    ListOption<"inputs", "inputs", "int64_t",
+               "positions of the arguments that are model inputs (the others are "
+               "weights); by default, told by the roles the arguments play">,
   ];
 }
 
