@@ -46,6 +46,7 @@
 #include <map>
 #include <set>
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "wsc-form-kernels"
@@ -109,8 +110,8 @@ private:
                              const DenseSet<Operation *> &scheduled);
   KernelBoundary boundaryOf(KernelPlan &plan);
   void buildKernel(KernelPlan &plan, const KernelBoundary &boundary, OpBuilder &builder);
-  void collectInputs(Value value, KernelPlan &plan,
-                     llvm::SetVector<Value> &inputs);
+  void collectInputs(Value value, KernelPlan &plan, llvm::SetVector<Value> &inputs,
+                     DenseSet<Value> &visited);
   Value materialize(Value value, OpBuilder &builder, IRMapping &mapping);
   bool isInside(Value value, const KernelPlan &plan) const;
   KernelPlan &planFor(StringRef layer, KernelPhase phase);
@@ -176,6 +177,10 @@ LogicalResult KernelFormer::classifyValues() {
     });
     if ((op.getNumRegions() && !llvm::isa<linalg::LinalgOp>(&op)) || isStepMark(&op))
       remat = false;
+    // Each once: a chain of ops that combines a parameter's values with
+    // themselves (folded batch norms) would double the list at every op.
+    llvm::StringSet<> seen;
+    llvm::erase_if(params, [&](const std::string &p) { return !seen.insert(p).second; });
     if (remat)
       for (Value result : op.getResults())
         rematParams[result] = params;
@@ -490,8 +495,10 @@ KernelPlan *KernelFormer::splitReadyPart(ArrayRef<KernelPlan *> pending,
 }
 
 void KernelFormer::collectInputs(Value value, KernelPlan &plan,
-                                 llvm::SetVector<Value> &inputs) {
-  if (isInside(value, plan))
+                                 llvm::SetVector<Value> &inputs, DenseSet<Value> &visited) {
+  // Remat chains share values (a folded batch norm uses each parameter
+  // several times): each is walked once.
+  if (isInside(value, plan) || !visited.insert(value).second)
     return;
   auto remat = rematParams.find(value);
   if (remat == rematParams.end()) {
@@ -499,7 +506,7 @@ void KernelFormer::collectInputs(Value value, KernelPlan &plan,
     return;
   }
   forEachUsedValue(value.getDefiningOp(),
-                   [&](Value used) { collectInputs(used, plan, inputs); });
+                   [&](Value used) { collectInputs(used, plan, inputs, visited); });
 }
 
 /// Maps `value` into the kernel being built, cloning remat chains on demand.
@@ -515,8 +522,11 @@ Value KernelFormer::materialize(Value value, OpBuilder &builder,
 
 KernelBoundary KernelFormer::boundaryOf(KernelPlan &plan) {
   KernelBoundary boundary;
+  DenseSet<Value> visited;
   for (Operation *op : plan.ops)
-    forEachUsedValue(op, [&](Value value) { collectInputs(value, plan, boundary.inputs); });
+    forEachUsedValue(op, [&](Value value) {
+      collectInputs(value, plan, boundary.inputs, visited);
+    });
   for (Operation *op : plan.ops)
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(), [&](Operation *user) {

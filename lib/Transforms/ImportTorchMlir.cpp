@@ -17,6 +17,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -103,6 +104,23 @@ DenseElementsAttr toDense(ShapedType type, ArrayRef<char> bytes) {
     return DenseElementsAttr::get(type, bits);
   }
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
+/// JAX and TOSA's lowerings leave arith and math ops on whole tensors
+/// (`%s = arith.addf %a, %b : tensor<1x16x1x1xf32>`); kernels run linalg.
+/// Upstream's elementwise-to-linalg patterns make each a linalg.generic.
+void convertTensorElementwiseOps(func::FuncOp func) {
+  bool any = false;
+  func.walk([&](Operation *op) {
+    any = op->hasTrait<OpTrait::Elementwise>() &&
+          llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>);
+    return any ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (!any)
+    return;
+  RewritePatternSet patterns(func.getContext());
+  linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+  (void)applyPatternsGreedily(func, std::move(patterns));
 }
 
 /// torch-mlir's TorchScript path passes Python floats as 0-d f64 constant
@@ -455,6 +473,7 @@ LogicalResult Importer::run() {
   if (failed(checkSignature()) || failed(checkPadAmounts()))
     return failure();
   foldShapeArithmetic();
+  convertTensorElementwiseOps(func);
   foldF64ScalarInputs(func);
   if (failed(checkOps()))
     return failure();

@@ -24,12 +24,40 @@ std::optional<unsigned> outerLoop(linalg::LinalgOp op) {
   return dim ? std::optional<unsigned>(dim.getPosition()) : std::nullopt;
 }
 
-/// An input of `op` whose one value serves every position of the result's
-/// dim 0 (the batch, for an op on activations): a matmul's or convolution's
-/// filter, a bias or scale, broadcast over the rows there or before.
-bool isSharedAcrossRows(OpOperand &use, linalg::LinalgOp op) {
+/// Whether some result of `map` combines loops (`d1 + d2`, `d2 * 2 + d3`):
+/// a convolution's window into its image.
+bool isWindowed(AffineMap map) {
+  return llvm::any_of(map.getResults(), [](AffineExpr e) {
+    return !llvm::isa<AffineDimExpr, AffineConstantExpr>(e);
+  });
+}
+
+/// Whether `use`, an input of `op`, is a weight there:
+///  - in a convolution (a reduction whose other input is windowed), the
+///    input indexed by loops alone: the filter;
+///  - in another reduction (a matmul, an einsum), an input that the loop of
+///    the result's dim 0 does not index: the rows (the batch, in a layer)
+///    share it;
+///  - in an op without reductions, an input that some loop of the op does
+///    not index: it is broadcast along that loop (a bias, a scale).
+bool playsWeightRole(OpOperand &use, linalg::LinalgOp op) {
+  if (!op.isDpsInput(&use))
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(&use);
+  if (op.getNumReductionLoops() == 0)
+    return llvm::any_of(llvm::seq(op.getNumLoops()),
+                        [&](unsigned loop) { return !map.isFunctionOfDim(loop); });
+  // A convolution's image is the windowed input, whichever loops it uses.
+  if (isWindowed(map))
+    return false;
+  bool convolution = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *other) {
+    return other != &use && llvm::isa<ShapedType>(other->get().getType()) &&
+           isWindowed(op.getMatchingIndexingMap(other));
+  });
+  if (convolution)
+    return true;
   std::optional<unsigned> loop = outerLoop(op);
-  return loop && op.isDpsInput(&use) && !op.getMatchingIndexingMap(&use).isFunctionOfDim(*loop);
+  return loop && !map.isFunctionOfDim(*loop);
 }
 
 /// A `tensor.extract` in a linalg body whose indices do not follow the
@@ -59,6 +87,9 @@ bool passesValuesOn(Operation *op) {
   if (llvm::isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
                 tensor::CastOp, tensor::PadOp, linalg::TransposeOp, linalg::CopyOp>(op))
     return true;
+  if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+      llvm::isa<ShapedType>(op->getResult(0).getType()))
+    return true;
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && linalgOp.getNumReductionLoops() == 0;
 }
@@ -76,7 +107,7 @@ bool servesAsWeight(BlockArgument arg) {
         if (extract.getTensor() == value && isTableLookup(extract))
           return true;
       auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(user);
-      if (linalgOp && isSharedAcrossRows(use, linalgOp))
+      if (linalgOp && playsWeightRole(use, linalgOp))
         return true;
       if (linalgOp && !linalgOp.isDpsInput(&use))
         continue;

@@ -108,16 +108,17 @@ LogicalResult Stripper::stripCalls(func::FuncOp func) {
   // a vector.print of what a timer returned). An observer whose result
   // something else still uses stays, for the import to refuse.
   llvm::DenseSet<Operation *> dropped(observers.begin(), observers.end());
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block.without_terminator()))) {
-    if (needed.contains(&op) || !op.use_empty())
+  auto ops = llvm::map_to_vector(block.without_terminator(), [](Operation &op) { return &op; });
+  for (Operation *op : llvm::reverse(ops)) {
+    if (needed.contains(op) || !op->use_empty())
       continue;
-    if (!dropped.contains(&op) && !isOpTriviallyDead(&op) && !llvm::isa<vector::PrintOp>(op))
+    if (!dropped.contains(op) && !isOpTriviallyDead(op) && !llvm::isa<vector::PrintOp>(op))
       continue;
     if (auto call = llvm::dyn_cast<func::CallOp>(op))
       released.insert(call.getCalleeAttr().getAttr());
     if (auto address = llvm::dyn_cast<LLVM::AddressOfOp>(op))
       released.insert(address.getGlobalNameAttr().getAttr());
-    op.erase();
+    op->erase();
   }
   return success();
 }
