@@ -173,12 +173,18 @@ void foldF64ScalarInputs(func::FuncOp func) {
   }
 }
 
+/// The parameter names given so far in the module.
+struct ParamNames {
+  llvm::StringSet<> names;
+  unsigned unnamedConstants = 0;
+};
+
 class Importer {
 public:
   Importer(func::FuncOp func, SymbolTable &symbols, int64_t minParamElements,
-           ArrayRef<int64_t> explicitInputs)
+           ArrayRef<int64_t> explicitInputs, ParamNames &taken)
       : func(func), symbols(symbols), minParamElements(minParamElements),
-        explicitInputs(explicitInputs) {}
+        explicitInputs(explicitInputs), taken(taken) {}
 
   /// Checks the function, marks its interface and lifts its weights.
   LogicalResult run();
@@ -188,6 +194,7 @@ private:
   LogicalResult checkPadAmounts();
   LogicalResult checkSignature();
   LogicalResult checkOps();
+  llvm::BitVector dropOutputBuffers(unsigned numArgs);
   FailureOr<llvm::SmallBitVector> findInputs(unsigned numArgs);
   LogicalResult markInterface(unsigned numArgs);
   LogicalResult liftGlobal(Operation *load, ml_program::GlobalOp global);
@@ -202,8 +209,8 @@ private:
   int64_t minParamElements;
   ArrayRef<int64_t> explicitInputs;
   DenseMap<Attribute, BlockArgument> params;
-  llvm::StringSet<> names;
-  unsigned unnamedConstants = 0;
+  /// Parameters become module symbols: names are unique across functions.
+  ParamNames &taken;
 };
 
 /// A constant only ever used as the init (`outs`) of destination-style ops
@@ -349,11 +356,14 @@ FailureOr<llvm::SmallBitVector> Importer::findInputs(unsigned numArgs) {
 /// input or a weight, the others were lifted from the IR.
 LogicalResult Importer::markInterface(unsigned numArgs) {
   Builder b(func.getContext());
+  llvm::BitVector buffers = dropOutputBuffers(numArgs);
   FailureOr<llvm::SmallBitVector> inputs = findInputs(numArgs);
   if (failed(inputs))
     return failure();
   int64_t nextInput = 0;
   for (unsigned i = 0; i < numArgs; ++i) {
+    if (buffers[i])
+      continue;
     if ((*inputs)[i]) {
       func.setArgAttr(i, mlir::wsc::WSCDialect::getInputAttrName(), b.getI64IntegerAttr(nextInput++));
       continue;
@@ -366,13 +376,43 @@ LogicalResult Importer::markInterface(unsigned numArgs) {
              << "--wsc-pipeline=\"inputs=...\"";
     // Its values come from wsc-run's --weights file.
     std::string name = ("arg" + Twine(i)).str();
-    for (unsigned n = 1; !names.insert(name).second; ++n)
+    for (unsigned n = 1; !taken.names.insert(name).second; ++n)
       name = ("arg" + Twine(i) + "_" + Twine(n)).str();
     func.setArgAttr(i, mlir::wsc::WSCDialect::getParamAttrName(), b.getStringAttr(name));
   }
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     func.setResultAttr(i, mlir::wsc::WSCDialect::getOutputAttrName(), b.getI64IntegerAttr(i));
-  return success();
+  buffers.resize(func.getNumArguments());
+  return func.eraseArguments(buffers);
+}
+
+/// Benchmark kernels in destination-passing style take the tensor their
+/// result is written into (`%output` of a final `linalg.copy`): an argument
+/// that is only ever the init of linalg ops whose bodies do not read it.
+/// It is no input; each use gets a `tensor.empty` instead, and the argument
+/// is erased once the interface is marked.
+llvm::BitVector Importer::dropOutputBuffers(unsigned numArgs) {
+  auto overwritten = [](OpOperand &use) {
+    auto op = llvm::dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return op && op.isDpsInit(&use) && op->getNumRegions() == 1 &&
+           op.getMatchingBlockArgument(&use).use_empty();
+  };
+  llvm::BitVector buffers(numArgs);
+  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  for (unsigned i = 0; i < numArgs; ++i) {
+    BlockArgument arg = func.getArgument(i);
+    if (arg.use_empty() || !llvm::all_of(arg.getUses(), overwritten) ||
+        llvm::is_contained(explicitInputs, int64_t(i)))
+      continue;
+    auto type = llvm::cast<RankedTensorType>(arg.getType());
+    Value empty = tensor::EmptyOp::create(b, arg.getLoc(), type.getShape(), type.getElementType());
+    arg.replaceAllUsesWith(empty);
+    mlir::emitRemark(arg.getLoc()) << "argument #" << i << " of @" << func.getSymName()
+                                   << " is only written into (a result's destination): "
+                                   << "dropped, and not a model input";
+    buffers.set(i);
+  }
+  return buffers;
 }
 
 FailureOr<BlockArgument> Importer::paramFor(Attribute key, StringRef name,
@@ -383,7 +423,7 @@ FailureOr<BlockArgument> Importer::paramFor(Attribute key, StringRef name,
   // Parameters become module symbols next to the functions.
   for (unsigned n = 1;
        llvm::isa_and_present<func::FuncOp>(symbols.lookup(unique)) ||
-       !names.insert(unique).second;
+       !taken.names.insert(unique).second;
        ++n)
     unique = (name + "_" + Twine(n)).str();
   Builder b(func.getContext());
@@ -456,7 +496,7 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
   std::string name;
   if (!params.contains(key))
     name = resource ? resource.getRawHandle().getKey().str()
-                    : "const" + std::to_string(unnamedConstants++);
+                    : "const" + std::to_string(taken.unnamedConstants++);
   FailureOr<BlockArgument> arg =
       paramFor(key, name, llvm::cast<ElementsAttr>(value), constant.getLoc());
   if (failed(arg))
@@ -508,11 +548,12 @@ struct ImportTorchMlirPass
     }
     SymbolTable symbols(module);
     SmallVector<int64_t> explicitInputs(inputs.begin(), inputs.end());
+    ParamNames taken;
     bool changed = false;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || hasWscAttributes(func))
         continue;
-      if (failed(Importer(func, symbols, minParamElements, explicitInputs).run()))
+      if (failed(Importer(func, symbols, minParamElements, explicitInputs, taken).run()))
         return signalPassFailure();
       changed = true;
     }

@@ -9,7 +9,10 @@
 
 #include "wsc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/Debug.h"
@@ -50,11 +53,24 @@ struct InlineHelpersPass : public mlir::wsc::impl::WSCInlineHelpersBase<InlineHe
       LLVM_DEBUG(llvm::dbgs() << "no calls and one symbol: nothing to inline\n");
       return markAllAnalysesPreserved();
     }
+    // Public functions that others call (a benchmark's layers, each
+    // exported on its own) are helpers too, once inlined.
+    llvm::SetVector<StringAttr> callees;
+    module.walk([&](func::CallOp call) { callees.insert(call.getCalleeAttr().getAttr()); });
     OpPassManager pipeline(ModuleOp::getOperationName());
     pipeline.addPass(createInlinerPass({}, [](OpPassManager &) {}));
     pipeline.addPass(createSymbolDCEPass());
     if (failed(runPipeline(pipeline, module)))
-      signalPassFailure();
+      return signalPassFailure();
+    SymbolTable symbols(module);
+    for (StringAttr name : callees) {
+      auto func = symbols.lookup<func::FuncOp>(name);
+      if (!func || func.isExternal() || !SymbolTable::symbolKnownUseEmpty(func, module))
+        continue;
+      func.emitRemark("is called by another function, so it is a helper and not a model: "
+                      "inlined and dropped");
+      symbols.erase(func);
+    }
   }
 };
 

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::wsc;
@@ -125,7 +126,9 @@ bool servesAsWeight(BlockArgument arg) {
 
 llvm::SmallBitVector mlir::wsc::findWeightArguments(func::FuncOp func, unsigned numArgs) {
   llvm::SmallBitVector weights(numArgs);
+  // Integer arguments are ids, labels and masks: weights are floats.
   for (unsigned i = 0; i < numArgs; ++i)
-    weights[i] = servesAsWeight(func.getArgument(i));
+    weights[i] = llvm::isa<FloatType>(getElementTypeOrSelf(func.getArgument(i).getType())) &&
+                 servesAsWeight(func.getArgument(i));
   return weights;
 }

@@ -15,7 +15,8 @@
 namespace mlir::wsc {
 
 /// For each of the first `numArgs` arguments of `func`: whether it plays a
-/// weight's role. One does when, through ops that only move, reshape,
+/// weight's role. Integer arguments never do (ids, labels, masks); a float
+/// one does when, through ops that only move, reshape,
 /// slice, pad or convert its values (and elementwise ops), it reaches
 ///  - an input of a structured op that no loop of the result's dim 0
 ///    indexes: a matmul's right operand, a convolution's filter, a bias or

@@ -206,10 +206,14 @@ def run_function(path_or_text: Union[str, Path], func: str,
 
 def random_args(path_or_text: Union[str, Path], func: str, rng: np.random.Generator,
                 scale: float = 0.1, int_high: int = 100) -> List[np.ndarray]:
-    """Random arguments for @func: floats standard normal times `scale`
-    (float32, also for bf16/f16 parameters; float64 for f64), integers in
-    [0, int_high). Integers that index a table must stay inside it (e.g.
-    MobileBERT's third input indexes 2 rows): pass a smaller int_high."""
+    """Random arguments for @func: floats of rank >= 2 standard normal times
+    `scale`, of rank 1 uniform in [0.5, 1.5) (float32, also for bf16/f16
+    parameters, whose values are then exact in that type; float64 for f64),
+    integers in [0, int_high). A rank-1 float is a bias, a scale or a batch
+    norm's mean or variance: a variance there keeps sqrt, rsqrt and
+    divisions finite, where a normal draw gives NaN. Integers that index a
+    table must stay inside it (e.g. MobileBERT's third input indexes 2
+    rows): pass a smaller int_high."""
     args = []
     for t in function_signature(path_or_text, func)[0]:
         shape, elem = _shape_elem(t)
@@ -218,6 +222,7 @@ def random_args(path_or_text: Union[str, Path], func: str, rng: np.random.Genera
         elif elem.startswith("i"):
             args.append(rng.integers(0, int_high, shape).astype(_NUMPY[elem]))
         else:
-            args.append((rng.standard_normal(shape) * scale).astype(
-                np.float64 if elem == "f64" else np.float32))
+            x = (rng.uniform(0.5, 1.5, shape) if len(shape) == 1
+                 else rng.standard_normal(shape) * scale)
+            args.append(_typed(x.astype(np.float64 if elem == "f64" else np.float32), elem))
     return args
