@@ -338,7 +338,7 @@ FailureOr<llvm::SmallBitVector> Importer::findInputs(unsigned numArgs) {
     }
     return inputs;
   }
-  inputs = mlir::wsc::findWeightArguments(func, numArgs).flip();
+  inputs = mlir::wsc::findModelInputs(func, numArgs);
   if (inputs.none() && numArgs) {
     InFlightDiagnostic diag = func.emitError("cannot tell the model inputs from the weights: ")
                               << "every argument plays a weight's role (a matmul's or "

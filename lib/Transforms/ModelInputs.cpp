@@ -1,12 +1,16 @@
-//===- ModelInputs.cpp - which arguments of an imported model are weights -===//
+//===- ModelInputs.cpp - which arguments of an imported model are inputs -===//
 
 #include "ModelInputs.h"
-#include "wsc/Analysis/OpKinds.h"
+#include "wsc/Analysis/BatchDims.h"
+#include "wsc/Dialect/WSC/WSCDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::wsc;
@@ -33,32 +37,38 @@ bool isWindowed(AffineMap map) {
   });
 }
 
-/// Whether `use`, an input of `op`, is a weight there:
-///  - in a convolution (a reduction whose other input is windowed), the
-///    input indexed by loops alone: the filter;
+enum class Role { None, Input, Weight };
+
+/// The role `use`, an input of `op`, plays there:
+///  - in a convolution, the windowed input is the image (an input), and
+///    an input indexed by loops alone next to it is the filter (a weight);
 ///  - in another reduction (a matmul, an einsum), an input that the loop of
-///    the result's dim 0 does not index: the rows (the batch, in a layer)
-///    share it;
-///  - in an op without reductions, an input that some loop of the op does
-///    not index: it is broadcast along that loop (a bias, a scale).
-bool playsWeightRole(OpOperand &use, linalg::LinalgOp op) {
+///    the result's dim 0 does not index is shared by the rows (the batch,
+///    in a layer): a weight, and an input that loop indexes beside it is
+///    the data;
+///  - in an op without reductions, an input that loop does not index is
+///    broadcast over the rows: a bias or a scale.
+Role roleIn(OpOperand &use, linalg::LinalgOp op) {
   if (!op.isDpsInput(&use))
-    return false;
+    return Role::None;
   AffineMap map = op.getMatchingIndexingMap(&use);
-  if (op.getNumReductionLoops() == 0)
-    return llvm::any_of(llvm::seq(op.getNumLoops()),
-                        [&](unsigned loop) { return !map.isFunctionOfDim(loop); });
-  // A convolution's image is the windowed input, whichever loops it uses.
-  if (isWindowed(map))
-    return false;
-  bool convolution = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *other) {
-    return other != &use && llvm::isa<ShapedType>(other->get().getType()) &&
-           isWindowed(op.getMatchingIndexingMap(other));
-  });
-  if (convolution)
-    return true;
   std::optional<unsigned> loop = outerLoop(op);
-  return loop && !map.isFunctionOfDim(*loop);
+  auto others = llvm::make_filter_range(op.getDpsInputOperands(), [&](OpOperand *other) {
+    return other != &use && llvm::isa<ShapedType>(other->get().getType());
+  });
+  if (op.getNumReductionLoops() == 0)
+    return loop && !map.isFunctionOfDim(*loop) ? Role::Weight : Role::None;
+  if (isWindowed(map))
+    return Role::Input;
+  if (llvm::any_of(others, [&](OpOperand *o) { return isWindowed(op.getMatchingIndexingMap(o)); }))
+    return Role::Weight;
+  if (!loop)
+    return Role::None;
+  if (!map.isFunctionOfDim(*loop))
+    return Role::Weight;
+  bool sharedBeside = llvm::any_of(
+      others, [&](OpOperand *o) { return !op.getMatchingIndexingMap(o).isFunctionOfDim(*loop); });
+  return sharedBeside ? Role::Input : Role::None;
 }
 
 /// A `tensor.extract` in a linalg body whose indices do not follow the
@@ -95,40 +105,93 @@ bool passesValuesOn(Operation *op) {
   return linalgOp && linalgOp.getNumReductionLoops() == 0;
 }
 
-/// Whether `arg` reaches a weight's role through ops that pass its values
-/// on.
-bool servesAsWeight(BlockArgument arg) {
+/// The role `arg` reaches through ops that pass its values on: a weight's
+/// as soon as it reaches one, else an input's if it reaches one.
+Role roleOf(BlockArgument arg) {
   SmallVector<Value> worklist{arg};
   llvm::DenseSet<Value> seen{arg};
+  Role found = Role::None;
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(user))
         if (extract.getTensor() == value && isTableLookup(extract))
-          return true;
+          return Role::Weight;
       auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(user);
-      if (linalgOp && playsWeightRole(use, linalgOp))
-        return true;
-      if (linalgOp && !linalgOp.isDpsInput(&use))
-        continue;
-      if (!passesValuesOn(user))
+      Role role = linalgOp ? roleIn(use, linalgOp) : Role::None;
+      if (role == Role::Weight)
+        return role;
+      if (role == Role::Input)
+        found = role;
+      if ((linalgOp && !linalgOp.isDpsInput(&use)) || !passesValuesOn(user))
         continue;
       for (Value result : user->getResults())
         if (seen.insert(result).second)
           worklist.push_back(result);
     }
   }
-  return false;
+  return found;
+}
+
+/// Every canonicalization pattern of the loaded dialects, as the
+/// canonicalizer gathers them, and the decomposition of static pads: the
+/// rest of the pipeline sees the function that way when it shards it.
+FrozenRewritePatternSet legalizedForm(MLIRContext *ctx) {
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  linalg::populateDecomposePadPatterns(patterns);
+  return FrozenRewritePatternSet(std::move(patterns));
+}
+
+/// For the arguments `undecided` names: whether, taking its dim 0 as the
+/// batch, the batch reaches dim 0 of a result by BatchDims' propagation.
+llvm::SmallBitVector carriesBatch(func::FuncOp func, const llvm::SmallBitVector &undecided) {
+  MLIRContext *ctx = func.getContext();
+  // BatchDims follows neither tensor.pad nor tensor.cast: work on a copy in
+  // the form wsc-legalize gives the function, whose arguments are the same.
+  OwningOpRef<func::FuncOp> copy(func.clone());
+  (void)applyPatternsGreedily(copy->getOperation(), legalizedForm(ctx));
+  Operation *returnOp = copy->getBody().front().getTerminator();
+  // A trial that fails reports a conflict; that only means "not an input".
+  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+  Builder b(ctx);
+  llvm::SmallBitVector carries(undecided.size());
+  for (unsigned i : undecided.set_bits()) {
+    copy->setArgAttr(i, WSCDialect::getInputAttrName(), b.getI64IntegerAttr(0));
+    FailureOr<BatchDims> dims = BatchDims::compute(*copy);
+    copy->removeArgAttr(i, WSCDialect::getInputAttrName());
+    carries[i] = succeeded(dims) && llvm::any_of(returnOp->getOperands(), [&](Value result) {
+                   return dims->lookup(result) == 0;
+                 });
+  }
+  return carries;
 }
 
 } // namespace
 
-llvm::SmallBitVector mlir::wsc::findWeightArguments(func::FuncOp func, unsigned numArgs) {
-  llvm::SmallBitVector weights(numArgs);
-  // Integer arguments are ids, labels and masks: weights are floats.
-  for (unsigned i = 0; i < numArgs; ++i)
-    weights[i] = llvm::isa<FloatType>(getElementTypeOrSelf(func.getArgument(i).getType())) &&
-                 servesAsWeight(func.getArgument(i));
-  return weights;
+llvm::SmallBitVector mlir::wsc::findModelInputs(func::FuncOp func, unsigned numArgs) {
+  llvm::SmallBitVector inputs(numArgs), undecided(numArgs);
+  std::optional<int64_t> batch;
+  for (unsigned i = 0; i < numArgs; ++i) {
+    BlockArgument arg = func.getArgument(i);
+    // Integer arguments are ids, labels and masks: weights are floats.
+    bool isFloat = llvm::isa<FloatType>(getElementTypeOrSelf(arg.getType()));
+    Role role = isFloat ? roleOf(arg) : Role::Input;
+    inputs[i] = role == Role::Input;
+    undecided[i] = role == Role::None;
+    if (role == Role::Input && !batch)
+      batch = llvm::cast<RankedTensorType>(arg.getType()).getDimSize(0);
+  }
+  // The inputs share one batch size: an argument of another dim 0 is no
+  // input, whatever reaches the results.
+  for (unsigned i : undecided.set_bits())
+    if (batch && llvm::cast<RankedTensorType>(func.getArgument(i).getType()).getDimSize(0) != *batch)
+      undecided.reset(i);
+  if (undecided.any())
+    inputs |= carriesBatch(func, undecided);
+  return inputs;
 }

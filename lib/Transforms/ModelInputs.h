@@ -1,4 +1,4 @@
-//===- ModelInputs.h - which arguments of an imported model are weights -*- C++ -*-===//
+//===- ModelInputs.h - which arguments of an imported model are inputs -*- C++ -*-===//
 //
 // A model imported from outside (JAX, TF and HEIR exports, TOSA graphs)
 // may take its weights as function arguments, next to the data.
@@ -14,19 +14,23 @@
 
 namespace mlir::wsc {
 
-/// For each of the first `numArgs` arguments of `func`: whether it plays a
-/// weight's role. Integer arguments never do (ids, labels, masks); a float
-/// one does when, through ops that only move, reshape,
-/// slice, pad or convert its values (and elementwise ops), it reaches
-///  - an input of a structured op that no loop of the result's dim 0
-///    indexes: a matmul's right operand, a convolution's filter, a bias or
-///    a scale broadcast over the rows (the batch, when the op computes on
-///    activations), or
-///  - a `tensor.extract` in a linalg body whose indices do not follow that
-///    loop: a table lookup (an embedding).
-/// The other arguments are the model's inputs; the batch size plays no
-/// part, so a batch-1 graph reads as any other.
-llvm::SmallBitVector findWeightArguments(func::FuncOp func, unsigned numArgs);
+/// For each of the first `numArgs` arguments of `func`: whether it is a
+/// model input rather than a weight. By the role it plays first: through
+/// ops that only move, reshape, slice, pad or convert its values (and
+/// elementwise ops), a float argument may reach
+///  - a weight's role: a convolution's filter (the input indexed by loops
+///    alone beside a windowed one), an input of a structured op that the
+///    loop of the result's dim 0 does not index (a matmul's right operand,
+///    a bias or scale broadcast over the rows), or a `tensor.extract` in a
+///    body whose indices do not follow that loop (a table lookup);
+///  - else an input's: a convolution's windowed image, or a reduction's
+///    operand beside a shared one (a matmul's left operand).
+/// Integer arguments are inputs (ids, labels, masks). An argument that
+/// reaches neither is an input when its dim 0 is the inputs' batch size
+/// and, taken as the batch, reaches dim 0 of a result by the propagation
+/// BatchDims does. The batch size plays no other part: a batch-1 graph
+/// reads as any other.
+llvm::SmallBitVector findModelInputs(func::FuncOp func, unsigned numArgs);
 
 } // namespace mlir::wsc
 

@@ -15,18 +15,22 @@ ones (an existing ``@main`` driver and its ``@rtclock``/print declarations,
 unused ``ml_program.global`` seeds), and lowers TOSA; ``inline_resources``
 turns ``dense_resource`` blobs into hex ``dense`` so the driver can be
 appended inside the module; ``function_signature`` reads the types past
-argument and result attributes.
+argument and result attributes; ``entry_function`` picks the model function.
+``wsc_run`` and ``check`` are the other side of the comparison (wsc's
+tools), shared by the sample tests.
 """
 
 import os
 import re
+import subprocess
 import tempfile
 from pathlib import Path
-from typing import List, Sequence, Tuple, Union
+from typing import Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 
 import mlir_exec
+from wsc import compiler, safetensors
 
 # --tosa-to-linalg-pipeline is upstream's own TOSA -> linalg pipeline (named
 # ops, decompositions, shape inference, then the func-nested tosa-to-linalg);
@@ -121,6 +125,25 @@ def function_signature(path_or_text: Union[str, Path],
     """Argument and result types of @func, e.g. ["tensor<1x3x224x224xf32>"],
     read from mlir-opt's reprint of the module (aliases resolved, one line)."""
     return _signature(_opt(_read(path_or_text)), func)
+
+
+def entry_function(path_or_text: Union[str, Path]) -> str:
+    """The model function of the file: the public function with a body and
+    results that no other such function calls. Private helpers, external
+    declarations and drivers that return nothing (a @main calling @forward
+    and printing) are not candidates, nor callers."""
+    text = _opt(_read(path_or_text))
+    funcs = {}  # name -> its text, for each candidate
+    for match in re.finditer(r"^  func\.func (public |private )?@([\w$.-]+)\(.*?(?=^  func\.func|\Z)",
+                             text, re.M | re.S):
+        header = _header(text, match.group(2))
+        if match.group(1) != "private " and header.rstrip().endswith("{") and " -> " in header:
+            funcs[match.group(2)] = match.group(0)
+    called = {c for body in funcs.values() for c in re.findall(r"\bcall @([\w$.-]+)\(", body)}
+    roots = sorted(set(funcs) - called)
+    if len(roots) != 1:
+        raise ValueError(f"no single model function: candidates {roots}")
+    return roots[0]
 
 
 def _shape_elem(tensor_type: str) -> Tuple[List[int], str]:
@@ -226,3 +249,44 @@ def random_args(path_or_text: Union[str, Path], func: str, rng: np.random.Genera
                  else rng.standard_normal(shape) * scale)
             args.append(_typed(x.astype(np.float64 if elem == "f64" else np.float32), elem))
     return args
+
+
+# The other side of the comparison, shared by the sample tests: wsc's tools.
+
+def wsc_tool(name: str, *args) -> subprocess.CompletedProcess:
+    """Runs a wsc tool; a failure raises with the tool's stderr."""
+    proc = subprocess.run([compiler.tool_path(name), *map(str, args)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError(f"{name} exited {proc.returncode}:\n{proc.stderr.strip()}")
+    return proc
+
+
+def wsc_run(path: Union[str, Path], systems: int, inputs: Sequence[np.ndarray],
+            weights: Dict[str, np.ndarray], tmp_path: Path) -> List[np.ndarray]:
+    """The file through the tools as docs/TorchMlirInput.md describes, all
+    its outputs: `inputs` in wsc.input order, `weights` those the function
+    takes as arguments (by wsc's names, "arg<N>"), added to the weights
+    --wsc-to-weights lifts from the IR when there are any."""
+    compiled, schedule = tmp_path / "model.wsc.mlir", tmp_path / "schedule.json"
+    wfile, feed, out = (tmp_path / f"{n}.safetensors" for n in ("weights", "in", "out"))
+    wsc_tool("wsc-opt", path, f"--wsc-pipeline=systems={systems} stream-dtype=f32",
+             "-o", compiled)
+    wsc_tool("wsc-translate", "--wsc-to-schedule", compiled, "-o", schedule)
+    weights = dict(weights)
+    if "initial_value" in compiled.read_text():  # else it has nothing to write, an error
+        wsc_tool("wsc-translate", "--wsc-to-weights", compiled, "-o", wfile)
+        weights.update(safetensors.load(str(wfile)))
+    safetensors.save(weights, str(wfile))
+    # wsc-run reads integer inputs as I64.
+    safetensors.save({f"input{i}": x.astype(np.int64) if x.dtype.kind in "iu" else x
+                      for i, x in enumerate(inputs)}, str(feed))
+    wsc_tool("wsc-run", schedule, "--weights", wfile, "--inputs", feed, "--outputs", out)
+    got = safetensors.load(str(out))
+    return [got[f"output{i}"] for i in range(len(got))]
+
+
+def check(got: np.ndarray, want: np.ndarray) -> None:
+    """rtol 1e-4; zeros after a ReLU and printMemref's 6 significant digits
+    need an absolute floor, far below the outputs' scale."""
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
