@@ -341,12 +341,12 @@ FailureOr<llvm::SmallBitVector> Importer::findInputs(unsigned numArgs) {
   inputs = mlir::wsc::findModelInputs(func, numArgs);
   if (inputs.none() && numArgs) {
     InFlightDiagnostic diag = func.emitError("cannot tell the model inputs from the weights: ")
-                              << "every argument plays a weight's role (a matmul's or "
-                              << "convolution's filter, a bias, a lookup table); name the "
-                              << "inputs with --wsc-pipeline=\"inputs=0,...\"";
+                              << "no argument plays an input's role (a convolution's image, a "
+                              << "matmul's data) or carries the batch (its dim 0) to dim 0 of a "
+                              << "result; name the inputs with --wsc-pipeline=\"inputs=0,...\"";
     for (unsigned i = 0; i < std::min(numArgs, 4u); ++i)
       diag.attachNote(func.getArgument(i).getLoc())
-          << "argument #" << i << " (" << func.getArgument(i).getType() << ") is a weight";
+          << "argument #" << i << " (" << func.getArgument(i).getType() << ") would be a weight";
     return diag;
   }
   return inputs;

@@ -147,26 +147,39 @@ FrozenRewritePatternSet legalizedForm(MLIRContext *ctx) {
   return FrozenRewritePatternSet(std::move(patterns));
 }
 
+/// `func` in the form wsc-legalize gives it, whose arguments are the
+/// same: BatchDims follows neither tensor.pad nor tensor.cast.
+OwningOpRef<func::FuncOp> legalizedCopy(func::FuncOp func) {
+  OwningOpRef<func::FuncOp> copy(func.clone());
+  (void)applyPatternsGreedily(copy->getOperation(), legalizedForm(func.getContext()));
+  return copy;
+}
+
+/// Whether, with the arguments `batched` names taken as inputs (dim 0 the
+/// batch), the batch reaches dim 0 of a result.
+bool reachesResults(func::FuncOp copy, const llvm::SmallBitVector &batched) {
+  Builder b(copy.getContext());
+  for (unsigned i : batched.set_bits())
+    copy.setArgAttr(i, WSCDialect::getInputAttrName(), b.getI64IntegerAttr(0));
+  FailureOr<BatchDims> dims = BatchDims::compute(copy);
+  for (unsigned i : batched.set_bits())
+    copy.removeArgAttr(i, WSCDialect::getInputAttrName());
+  auto results = copy.getBody().front().getTerminator()->getOperands();
+  auto carries = [&](Value result) { return dims->lookup(result) == 0; };
+  return succeeded(dims) && llvm::any_of(results, carries);
+}
+
 /// For the arguments `undecided` names: whether, taking its dim 0 as the
 /// batch, the batch reaches dim 0 of a result by BatchDims' propagation.
 llvm::SmallBitVector carriesBatch(func::FuncOp func, const llvm::SmallBitVector &undecided) {
-  MLIRContext *ctx = func.getContext();
-  // BatchDims follows neither tensor.pad nor tensor.cast: work on a copy in
-  // the form wsc-legalize gives the function, whose arguments are the same.
-  OwningOpRef<func::FuncOp> copy(func.clone());
-  (void)applyPatternsGreedily(copy->getOperation(), legalizedForm(ctx));
-  Operation *returnOp = copy->getBody().front().getTerminator();
+  OwningOpRef<func::FuncOp> copy = legalizedCopy(func);
   // A trial that fails reports a conflict; that only means "not an input".
-  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-  Builder b(ctx);
+  ScopedDiagnosticHandler quiet(func.getContext(), [](Diagnostic &) { return success(); });
   llvm::SmallBitVector carries(undecided.size());
   for (unsigned i : undecided.set_bits()) {
-    copy->setArgAttr(i, WSCDialect::getInputAttrName(), b.getI64IntegerAttr(0));
-    FailureOr<BatchDims> dims = BatchDims::compute(*copy);
-    copy->removeArgAttr(i, WSCDialect::getInputAttrName());
-    carries[i] = succeeded(dims) && llvm::any_of(returnOp->getOperands(), [&](Value result) {
-                   return dims->lookup(result) == 0;
-                 });
+    llvm::SmallBitVector one(undecided.size());
+    one.set(i);
+    carries[i] = reachesResults(*copy, one);
   }
   return carries;
 }
@@ -178,11 +191,12 @@ llvm::SmallBitVector mlir::wsc::findModelInputs(func::FuncOp func, unsigned numA
   std::optional<int64_t> batch;
   for (unsigned i = 0; i < numArgs; ++i) {
     BlockArgument arg = func.getArgument(i);
-    // Integer arguments are ids, labels and masks: weights are floats.
+    // Integer arguments are ids, labels and masks unless they play a
+    // weight's role (which the import refuses: weights are floats).
     bool isFloat = llvm::isa<FloatType>(getElementTypeOrSelf(arg.getType()));
-    Role role = isFloat ? roleOf(arg) : Role::Input;
-    inputs[i] = role == Role::Input;
-    undecided[i] = role == Role::None;
+    Role role = roleOf(arg);
+    inputs[i] = role == Role::Input || (!isFloat && role == Role::None);
+    undecided[i] = isFloat && role == Role::None;
     if (role == Role::Input && !batch)
       batch = llvm::cast<RankedTensorType>(arg.getType()).getDimSize(0);
   }

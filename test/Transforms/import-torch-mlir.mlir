@@ -285,7 +285,7 @@ func.func @ssa_pad(%arg0: tensor<2x3x4x4xf32>) -> tensor<2x3x6x8xf32> {
 // -----
 
 // The result has no batch in dim 0 (it sums over the argument's dim 0).
-// expected-error @+2 {{cannot tell the model inputs from the weights: no argument carries the batch (its dim 0) to dim 0 of a result; wsc needs the batch in dim 0 of every input and output}}
+// expected-error @+2 {{cannot tell the model inputs from the weights: no argument plays an input's role (a convolution's image, a matmul's data) or carries the batch (its dim 0) to dim 0 of a result; name the inputs with --wsc-pipeline="inputs=0,..."}}
 // expected-note @+1 {{argument #0 ('tensor<4x3xf32>') would be a weight}}
 func.func @forward(%x: tensor<4x3xf32>) -> tensor<3xf32> {
   %zero = arith.constant 0.0 : f32
@@ -301,8 +301,8 @@ func.func @forward(%x: tensor<4x3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// An integer argument that carries no batch would be a weight.
-// expected-error @+1 {{argument #1 ('tensor<4xi64>') carries no batch to a result, so it is a weight, but weights become MemoryX parameters, which are f32}}
+// An integer argument broadcast over the rows plays a weight's role.
+// expected-error @+1 {{argument #1 ('tensor<4xi64>') plays a weight's role, but weights become MemoryX parameters, which are f32; if it is a model input, say so with --wsc-pipeline="inputs=..."}}
 func.func @forward(%x: tensor<2x4xf32>, %ids: tensor<4xi64>) -> tensor<2x4xf32> {
   %e = tensor.empty() : tensor<2x4xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %ids : tensor<2x4xf32>, tensor<4xi64>) outs(%e : tensor<2x4xf32>) {
