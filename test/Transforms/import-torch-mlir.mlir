@@ -357,3 +357,104 @@ func.func @pad_negative(%x: tensor<2x5xf32>) -> tensor<2x4xf32> {
   } : tensor<2x5xf32> to tensor<2x4xf32>
   return %p : tensor<2x4xf32>
 }
+
+// -----
+
+// A batch-1 export with its weights as arguments (TF, JAX): the matmul's
+// shared operand and the bias broadcast over the rows are weights, the
+// data operand is the input, whatever the batch size.
+// CHECK-LABEL: func.func @batch_one(
+// CHECK-SAME: %{{[^:]*}}: tensor<4x8xf32> {wsc.param = "arg0"}
+// CHECK-SAME: %{{[^:]*}}: tensor<8xf32> {wsc.param = "arg1"}
+// CHECK-SAME: %{{[^:]*}}: tensor<1x4xf32> {wsc.input = 0 : i64}
+func.func @batch_one(%w: tensor<4x8xf32>, %b: tensor<8xf32>, %x: tensor<1x4xf32>) -> tensor<1x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x8xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<1x4xf32>, tensor<4x8xf32>) outs(%f : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %b : tensor<1x8xf32>, tensor<8xf32>) outs(%e : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %2 = arith.addf %in, %in_0 : f32
+    linalg.yield %2 : f32
+  } -> tensor<1x8xf32>
+  return %1 : tensor<1x8xf32>
+}
+
+// -----
+
+// A packed weight vector sliced into a convolution's filter (buddy-mlir's
+// LeNet) is a weight; the windowed image is the input, even when the
+// batch is folded away before the convolution (JAX at batch 1).
+// CHECK-LABEL: func.func @packed_filter(
+// CHECK-SAME: %{{[^:]*}}: tensor<40xf32> {wsc.param = "arg0"}
+// CHECK-SAME: %{{[^:]*}}: tensor<1x1x6x6xf32> {wsc.input = 0 : i64}
+func.func @packed_filter(%packed: tensor<40xf32>, %x: tensor<1x1x6x6xf32>) -> tensor<1x4x4x4xf32> {
+  %slice = tensor.extract_slice %packed[0] [36] [1] : tensor<40xf32> to tensor<36xf32>
+  %filter = tensor.expand_shape %slice [[0, 1, 2]] output_shape [4, 3, 3] : tensor<36xf32> into tensor<4x3x3xf32>
+  %image = tensor.collapse_shape %x [[0, 1, 2], [3]] : tensor<1x1x6x6xf32> into tensor<6x6xf32>
+  %cst = arith.constant dense<0.000000e+00> : tensor<4x4x4xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d1 + d2, d3 + d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel", "reduction"]} ins(%image, %filter : tensor<6x6xf32>, tensor<4x3x3xf32>) outs(%cst : tensor<4x4x4xf32>) {
+  ^bb0(%in: f32, %k: f32, %out: f32):
+    %m = arith.mulf %in, %k : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4x4xf32>
+  %1 = tensor.expand_shape %0 [[0, 1], [2], [3]] output_shape [1, 4, 4, 4] : tensor<4x4x4xf32> into tensor<1x4x4x4xf32>
+  return %1 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Destination-passing style (tpp-mlir's benchmarks): an argument only
+// written into is the result's buffer, no input; it is dropped. Integer
+// arguments (ids) are inputs.
+// CHECK-LABEL: func.func @into_output(
+// CHECK-SAME: %{{[^:]*}}: tensor<2x4xi64> {wsc.input = 0 : i64}
+// CHECK-SAME: %{{[^:]*}}: tensor<2x4xf32> {wsc.input = 1 : i64}
+// CHECK-SAME: -> (tensor<2x4xf32> {wsc.output = 0 : i64})
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK: linalg.copy ins(%{{.*}} : tensor<2x4xf32>) outs(%[[E]] : tensor<2x4xf32>)
+// expected-remark @+1 {{argument #2 of @into_output is only written into (a result's destination): dropped, and not a model input}}
+func.func @into_output(%ids: tensor<2x4xi64>, %x: tensor<2x4xf32>, %out: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %ids : tensor<2x4xf32>, tensor<2x4xi64>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %id: i64, %o: f32):
+    %f = arith.sitofp %id : i64 to f32
+    %1 = arith.addf %in, %f : f32
+    linalg.yield %1 : f32
+  } -> tensor<2x4xf32>
+  %r = linalg.copy ins(%0 : tensor<2x4xf32>) outs(%out : tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+// torch-mlir's TorchScript path passes Python floats as 0-d f64 inputs of
+// generics: each becomes a constant in the body, truncated there.
+// CHECK-LABEL: func.func @f64_scalar(
+// CHECK: linalg.generic {{.*}} ins(%{{[^:]*}} : tensor<2x4xf32>)
+// CHECK: arith.constant 8.000000e+00 : f64
+// CHECK: arith.truncf
+func.func @f64_scalar(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %scale = arith.constant dense<8.000000e+00> : tensor<f64>
+  %e = tensor.empty() : tensor<2x4xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<2x4xf32>, tensor<f64>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %s: f64, %o: f32):
+    %t = arith.truncf %s : f64 to f32
+    %1 = arith.divf %in, %t : f32
+    linalg.yield %1 : f32
+  } -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Quantized int8 graphs (TFLite -> TOSA -> linalg) are out of scope.
+func.func @int8(%x: tensor<2x4xi8>, %w: tensor<4x8xi8>) -> tensor<2x8xi32> {
+  %c0 = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<2x8xi32>
+  %f = linalg.fill ins(%c0 : i32) outs(%e : tensor<2x8xi32>) -> tensor<2x8xi32>
+  // expected-error @+1 {{'linalg.quantized_matmul' op is a quantized op; wsc compiles floating-point graphs for training, and quantized inference is out of its scope}}
+  %0 = linalg.quantized_matmul ins(%x, %w, %c0, %c0 : tensor<2x4xi8>, tensor<4x8xi8>, i32, i32) outs(%f : tensor<2x8xi32>) -> tensor<2x8xi32>
+  return %0 : tensor<2x8xi32>
+}

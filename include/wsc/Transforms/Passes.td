@@ -56,8 +56,8 @@ def WSCLowerTosa : Pass<"wsc-lower-tosa", "::mlir::ModuleOp"> {
 
     Errors, at the op: a quantized TOSA op (a `!quant` element type,
     `tosa.rescale`: quantized inference is out of scope for a training
-    compiler), and a TOSA op that upstream's lowerings leave (upstream's
-    own "failed to legalize" comes first, at that op).
+    compiler); a TOSA op that upstream cannot lower gets upstream's own
+    "failed to legalize operation", at the op.
 
     ```mlir
     // Before
