@@ -1,4 +1,13 @@
 // RUN: wsc-opt %s --wsc-import-torch-mlir="min-param-elements=4" -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: wsc-opt %S/Inputs/explicit-inputs.mlir --wsc-import-torch-mlir | FileCheck %s --check-prefix=BOTH
+// RUN: wsc-opt %S/Inputs/explicit-inputs.mlir --wsc-import-torch-mlir="inputs=1" | FileCheck %s --check-prefix=ONE
+// RUN: not wsc-opt %S/Inputs/explicit-inputs.mlir --wsc-import-torch-mlir="inputs=2" 2>&1 | FileCheck %s --check-prefix=RANGE
+
+// Two arguments of the batch size with no role: both carry the batch, so
+// both are inputs; inputs= makes one of them the weight.
+// BOTH: %{{[^:]*}}: tensor<2x4xf32> {wsc.input = 0 : i64}, %{{[^:]*}}: tensor<2x4xf32> {wsc.input = 1 : i64}
+// ONE: %{{[^:]*}}: tensor<2x4xf32> {wsc.param = "arg0"}, %{{[^:]*}}: tensor<2x4xf32> {wsc.input = 0 : i64}
+// RANGE: error: inputs=2 names no argument of @forward, which has 2; inputs= lists argument positions from 0
 
 // Inputs and outputs are marked; weights of at least 4 elements become
 // parameters carrying their values: a dense_resource (named by its key,

@@ -1,4 +1,4 @@
-// RUN: wsc-opt %s --wsc-inline-helpers -split-input-file | FileCheck %s
+// RUN: wsc-opt %s --wsc-inline-helpers -split-input-file -verify-diagnostics | FileCheck %s
 
 // A private helper called twice is inlined at both calls and dropped; the
 // inliner does not canonicalize (the import runs before any folding).
@@ -63,4 +63,23 @@ func.func @recursive_caller(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func private @loop(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = call @loop(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A benchmark file whose layers are public functions that the whole model
+// calls (tpp-mlir's ResNet-50 block): once inlined they are helpers, and
+// dropped; the function nothing calls is the model.
+// CHECK-LABEL: func.func @block(
+// CHECK-NOT: call
+// CHECK-NOT: func.func @layer
+// expected-remark @+1 {{is called by another function, so it is a helper and not a model: inlined and dropped}}
+func.func @layer(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %e = tensor.empty() : tensor<2x8xf32>
+  %0 = linalg.copy ins(%x : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+func.func @block(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = call @layer(%x) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
 }
