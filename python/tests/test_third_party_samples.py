@@ -32,30 +32,41 @@ FILES = sorted(SAMPLES.glob("*.mlir")) if SAMPLES.is_dir() else []
 ELIDED = [f for f in FILES if "dense_resource<__elided__>" in f.read_text()]
 RUNNABLE = [f for f in FILES if f not in ELIDED]
 
-# The import steps of --wsc-pipeline alone, with big attributes elided so the
-# function header stays short: its argument attributes say which of the
-# function's own arguments are model inputs (wsc.input = k) and which are
-# weights (wsc.param = "arg<N>"), as the compiled module no longer does.
+# The import steps of --wsc-pipeline alone: the function's argument
+# attributes say which of its own arguments are model inputs (wsc.input = k)
+# and which are weights (wsc.param = "arg<N>"), as the compiled module no
+# longer does. Big attributes are elided so the header stays short.
 IMPORT = ["--wsc-strip-instrumentation", "--wsc-lower-tosa", "--wsc-inline-helpers",
-          "--wsc-import-torch-mlir", "--mlir-elide-elementsattrs-if-larger=16"]
+          "--wsc-import-torch-mlir"]
 
 
-def interface(path, func, num_args):
-    """The positions of @func's model inputs in wsc.input order, and its
-    weight arguments as {position: wsc.param name}, from wsc's import."""
-    text = wsc_tool("wsc-opt", path, *IMPORT).stdout
+def arguments(path, func, *passes):
+    """(location, attributes) of each argument of @func after `passes`."""
+    text = wsc_tool("wsc-opt", path, *passes, "--mlir-elide-elementsattrs-if-larger=16",
+                    "--mlir-print-debuginfo", "--mlir-print-local-scope").stdout
     header = next(line for line in text.splitlines()
                   if re.search(rf"func\.func (public )?@{re.escape(func)}\(", line))
+    return [(re.search(r'loc\(("[^"]*":\d+:\d+)\)', arg).group(1), arg)
+            for arg in re.split(r"%arg\d+: ", header.split(") -> ")[0])[1:]]
+
+
+def interface(path, func):
+    """The positions of @func's model inputs in wsc.input order, and its
+    weight arguments as {position: wsc.param name}, from wsc's import."""
+    # The import appends the weights it lifts from the IR (--wsc-to-weights
+    # writes those) and drops arguments only written into (a result's
+    # destination): its arguments are the file's by their source locations.
+    position = {loc: i for i, (loc, _) in enumerate(arguments(path, func))}
     inputs, weights = {}, {}
-    # Arguments past the function's own are the weights the import lifted
-    # from the IR; --wsc-to-weights writes those.
-    for i, attrs in enumerate(re.split(r"%arg\d+: ", header)[1:num_args + 1]):
+    for loc, attrs in arguments(path, func, *IMPORT):
+        if loc not in position:
+            continue
         if match := re.search(r"wsc\.input = (\d+)", attrs):
-            inputs[int(match.group(1))] = i
+            inputs[int(match.group(1))] = position[loc]
         elif match := re.search(r'wsc\.param = "([^"]+)"', attrs):
-            weights[i] = match.group(1)
+            weights[position[loc]] = match.group(1)
         else:
-            raise AssertionError(f"argument #{i} of @{func} is neither input nor weight")
+            raise AssertionError(f"argument at {loc} is neither an input nor a weight")
     return [inputs[k] for k in range(len(inputs))], weights
 
 
@@ -76,7 +87,7 @@ def test_inference_matches_upstream(path, tmp_path):
     # index (the smallest, MobileBERT's type-id table, has 2 rows), and the
     # values of a 0/1 mask.
     args = random_args(path, func, np.random.default_rng(0), int_high=2)
-    inputs, weights = interface(path, func, len(args))
+    inputs, weights = interface(path, func)
     want = run_function(path, func, args)
     for systems in system_counts([args[i] for i in inputs], want):
         run_dir = tmp_path / f"systems{systems}"
