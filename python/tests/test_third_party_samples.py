@@ -35,19 +35,20 @@ RUNNABLE = [f for f in FILES if f not in ELIDED]
 # The import steps of --wsc-pipeline alone: the function's argument
 # attributes say which of its own arguments are model inputs (wsc.input = k)
 # and which are weights (wsc.param = "arg<N>"), as the compiled module no
-# longer does. Big attributes are elided so the header stays short.
+# longer does.
 IMPORT = ["--wsc-strip-instrumentation", "--wsc-lower-tosa", "--wsc-inline-helpers",
           "--wsc-import-torch-mlir"]
 
 
 def arguments(path, func, *passes):
-    """(location, attributes) of each argument of @func after `passes`."""
+    """(location, text) of each argument of @func after `passes`; big
+    attributes elided so that the header stays short."""
     text = wsc_tool("wsc-opt", path, *passes, "--mlir-elide-elementsattrs-if-larger=16",
                     "--mlir-print-debuginfo", "--mlir-print-local-scope").stdout
     header = next(line for line in text.splitlines()
                   if re.search(rf"func\.func (public )?@{re.escape(func)}\(", line))
-    return [(re.search(r'loc\(("[^"]*":\d+:\d+)\)', arg).group(1), arg)
-            for arg in re.split(r"%arg\d+: ", header.split(") -> ")[0])[1:]]
+    args = re.split(r"%arg\d+: ", header.split(") -> ")[0])[1:]
+    return [(arg[arg.rindex(" loc("):].rstrip(", "), arg) for arg in args]
 
 
 def interface(path, func):
@@ -78,7 +79,32 @@ def system_counts(inputs, results):
     return [1, 2] if batch > 1 and batch % 2 == 0 else [1]
 
 
-@pytest.mark.parametrize("path", RUNNABLE, ids=lambda p: p.name)
+# Files that do not run yet, each with the open part of issue #40 it waits
+# for. Strict: a file that starts to pass fails the suite until it leaves
+# this table.
+NOT_YET = {
+    "buddy__resnet18.tosa-upgraded.mlir":
+        "late reject: wsc-run refuses a kernel result that holds a lifted splat parameter",
+    "tpp-mlir__tf-resnet50v1-nobn.upgraded.mlir":
+        "late reject: wsc-run refuses a kernel result that holds a lifted splat parameter",
+    "heir__resnet-like-jax.mlir":
+        "late reject: wsc-run refuses a slice of the batch dim (JAX folds the batch away)",
+    "tpp-mlir__resnet50-bottleneck-block.mlir":
+        "late reject in wsc-run (the benchmark returns one sample's slice)",
+    "tpp-mlir__tf-bert-multi-head-attention.upgraded.mlir":
+        "late reject in wsc-run (the benchmark returns one sample's slice)",
+    "tpp-mlir__tf-mobilebert.upgraded.mlir": "i32 model inputs are not run yet",
+    "tpp-mlir__torch-dynamo-mlp-bf16-3x1024.mlir": "bf16 weights and compute (class 4)",
+}
+
+
+def _runnable(path):
+    reason = NOT_YET.get(path.name)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(path, marks=marks, id=path.name)
+
+
+@pytest.mark.parametrize("path", [_runnable(p) for p in RUNNABLE])
 def test_inference_matches_upstream(path, tmp_path):
     func = entry_function(path)
     # Seeded draws for every argument, inputs and weights alike, finite for
@@ -95,8 +121,8 @@ def test_inference_matches_upstream(path, tmp_path):
         got = wsc_run(path, systems, [args[i] for i in inputs],
                       {name: args[i] for i, name in weights.items()}, run_dir)
         assert len(got) == len(want)
-        for g, w in zip(got, want):
-            check(g, w)
+        for k, (g, w) in enumerate(zip(got, want)):
+            check(g, w, f"output{k} on {systems} system(s)")
 
 
 def assert_refused_as_elided(path, tmp_path):

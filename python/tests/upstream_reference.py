@@ -286,7 +286,8 @@ def wsc_run(path: Union[str, Path], systems: int, inputs: Sequence[np.ndarray],
     return [got[f"output{i}"] for i in range(len(got))]
 
 
-def check(got: np.ndarray, want: np.ndarray) -> None:
+def check(got: np.ndarray, want: np.ndarray, what: str = "") -> None:
     """rtol 1e-4; zeros after a ReLU and printMemref's 6 significant digits
     need an absolute floor, far below the outputs' scale."""
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max())
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 * np.abs(want).max(),
+                               err_msg=what)
