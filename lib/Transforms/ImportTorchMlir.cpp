@@ -481,9 +481,14 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
     bytes = *checked;
   }
   auto dense = llvm::dyn_cast<DenseElementsAttr>(value);
+  // Files that strip their weights write them as splats, but a splat is
+  // also the zeros of a ReLU or an empty mask: one is a weight only where it
+  // plays a weight's role (a matmul's shared operand, a filter, a bias).
+  bool splat = dense && dense.isSplat();
   bool weight = llvm::isa<FloatType>(type.getElementType()) &&
                 type.getNumElements() >= minParamElements && (dense || resource) &&
-                !onlyInitializes(constant);
+                !onlyInitializes(constant) &&
+                (!splat || mlir::wsc::playsWeightRole(constant.getResult()));
   if (!weight) {
     // The runtime reads `dense` constants; a small blob is copied into one.
     if (resource)
@@ -496,7 +501,7 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
   // A value used twice is lifted, and named, once. Not so a splat: files
   // that strip their weights write every layer's as one (dense<1.0>), and
   // equal splats say nothing about a shared weight.
-  Attribute key = dense && dense.isSplat() ? DistinctAttr::create(value) : value;
+  Attribute key = splat ? DistinctAttr::create(value) : value;
   std::string name;
   if (!params.contains(key))
     name = resource ? resource.getRawHandle().getKey().str()

@@ -92,24 +92,30 @@ bool isTableLookup(tensor::ExtractOp extract) {
   });
 }
 
-/// Ops whose result holds the values of their one tensor operand, moved
-/// or typed differently: a weight stays a weight through them.
-bool passesValuesOn(Operation *op) {
+/// Whether the result of `use`'s op holds the operand's values at every
+/// position: moved, reshaped, sliced, padded, converted, or combined
+/// elementwise with other tensors of its shape. A role downstream is then
+/// the operand's own. An operand broadcast into the result (a bias, a batch
+/// norm's statistics) does not pass its values on: what it is combined with
+/// decides the roles after it.
+bool passesValuesOn(OpOperand &use) {
+  Operation *op = use.getOwner();
   if (llvm::isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-                tensor::CastOp, tensor::PadOp, linalg::TransposeOp, linalg::CopyOp>(op))
-    return true;
-  if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
-      llvm::isa<ShapedType>(op->getResult(0).getType()))
+                tensor::CastOp, tensor::PadOp>(op))
     return true;
   auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
-  return linalgOp && linalgOp.getNumReductionLoops() == 0;
+  if (!linalgOp || linalgOp.getNumReductionLoops() != 0 || !linalgOp.isDpsInput(&use))
+    return false;
+  AffineMap map = linalgOp.getMatchingIndexingMap(&use);
+  return llvm::all_of(llvm::seq(linalgOp.getNumLoops()),
+                      [&](unsigned loop) { return map.isFunctionOfDim(loop); });
 }
 
-/// The role `arg` reaches through ops that pass its values on: a weight's
-/// as soon as it reaches one, else an input's if it reaches one.
-Role roleOf(BlockArgument arg) {
-  SmallVector<Value> worklist{arg};
-  llvm::DenseSet<Value> seen{arg};
+/// The role `start` reaches through ops that pass its values on: a
+/// weight's as soon as it reaches one, else an input's if it reaches one.
+Role roleOf(Value start) {
+  SmallVector<Value> worklist{start};
+  llvm::DenseSet<Value> seen{start};
   Role found = Role::None;
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
@@ -124,7 +130,7 @@ Role roleOf(BlockArgument arg) {
         return role;
       if (role == Role::Input)
         found = role;
-      if ((linalgOp && !linalgOp.isDpsInput(&use)) || !passesValuesOn(user))
+      if (!passesValuesOn(use))
         continue;
       for (Value result : user->getResults())
         if (seen.insert(result).second)
@@ -185,6 +191,8 @@ llvm::SmallBitVector carriesBatch(func::FuncOp func, const llvm::SmallBitVector 
 }
 
 } // namespace
+
+bool mlir::wsc::playsWeightRole(Value value) { return roleOf(value) == Role::Weight; }
 
 llvm::SmallBitVector mlir::wsc::findModelInputs(func::FuncOp func, unsigned numArgs) {
   llvm::SmallBitVector inputs(numArgs), undecided(numArgs);

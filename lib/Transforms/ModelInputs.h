@@ -16,8 +16,9 @@ namespace mlir::wsc {
 
 /// For each of the first `numArgs` arguments of `func`: whether it is a
 /// model input rather than a weight. By the role it plays first: through
-/// ops that only move, reshape, slice, pad or convert its values (and
-/// elementwise ops), a float argument may reach
+/// ops that keep its values at every position (moves, reshapes, slices,
+/// pads, conversions, elementwise ops with tensors of its shape; not
+/// broadcasts into a larger tensor), a float argument may reach
 ///  - a weight's role: a convolution's filter (the input indexed by loops
 ///    alone beside a windowed one), an input of a structured op that the
 ///    loop of the result's dim 0 does not index (a matmul's right operand,
@@ -31,6 +32,9 @@ namespace mlir::wsc {
 /// BatchDims does. The batch size plays no other part: a batch-1 graph
 /// reads as any other.
 llvm::SmallBitVector findModelInputs(func::FuncOp func, unsigned numArgs);
+
+/// Whether `value` reaches a weight's role, as findModelInputs reads it.
+bool playsWeightRole(Value value);
 
 } // namespace mlir::wsc
 

@@ -85,8 +85,6 @@ def system_counts(inputs, results):
 NOT_YET = {
     "buddy__resnet18.tosa-upgraded.mlir":
         "late reject: wsc-run refuses a kernel result that holds a lifted splat parameter",
-    "tpp-mlir__tf-resnet50v1-nobn.upgraded.mlir":
-        "late reject: wsc-run refuses a kernel result that holds a lifted splat parameter",
     "heir__resnet-like-jax.mlir":
         "late reject: wsc-run refuses a slice of the batch dim (JAX folds the batch away)",
     "tpp-mlir__resnet50-bottleneck-block.mlir":

@@ -467,3 +467,57 @@ func.func @int8(%x: tensor<2x4xi8>, %w: tensor<4x8xi8>) -> tensor<2x8xi32> {
   %0 = linalg.quantized_matmul ins(%x, %w, %c0, %c0 : tensor<2x4xi8>, tensor<4x8xi8>, i32, i32) outs(%f : tensor<2x8xi32>) -> tensor<2x8xi32>
   return %0 : tensor<2x8xi32>
 }
+
+// -----
+
+// A batch norm's statistics broadcast into the activation do not take the
+// activation's roles after it: the mean stays a weight although the
+// normalized image then feeds a convolution as its image.
+// CHECK-LABEL: func.func @normalized_image(
+// CHECK-SAME: %{{[^:]*}}: tensor<1x2x6x6xf32> {wsc.input = 0 : i64}
+// CHECK-SAME: %{{[^:]*}}: tensor<2xf32> {wsc.param = "arg1"}
+// CHECK-SAME: %{{[^:]*}}: tensor<4x2x3x3xf32> {wsc.param = "arg2"}
+func.func @normalized_image(%x: tensor<1x2x6x6xf32>, %mean: tensor<2xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  %m = tensor.expand_shape %mean [[0, 1, 2, 3]] output_shape [1, 2, 1, 1] : tensor<2xf32> into tensor<1x2x1x1xf32>
+  %e = tensor.empty() : tensor<1x2x6x6xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %m : tensor<1x2x6x6xf32>, tensor<1x2x1x1xf32>) outs(%e : tensor<1x2x6x6xf32>) {
+  ^bb0(%in: f32, %mu: f32, %o: f32):
+    %1 = arith.subf %in, %mu : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x2x6x6xf32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<1x4x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%0, %w : tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) outs(%f : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %2 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A splat is a weight only in a weight's role: the zeros a TOSA ReLU is
+// lowered with (an activation-shaped splat beside the activation) stay a
+// constant, while a splat matmul operand (a stripped weight) is lifted.
+// CHECK-LABEL: func.func @relu_zeros(
+// CHECK-SAME: %{{[^:]*}}: tensor<2x32x32xf32> {wsc.input = 0 : i64}
+// CHECK-SAME: %{{[^:]*}}: tensor<32x32xf32> {wsc.initial_value = dense<5.000000e-01> : tensor<32x32xf32>, wsc.param = "const
+// CHECK-NOT: wsc.initial_value
+// CHECK: arith.constant dense<0.000000e+00> : tensor<2x32x32xf32>
+func.func @relu_zeros(%x: tensor<2x32x32xf32>) -> tensor<2x32x32xf32> {
+  %zeros = arith.constant dense<0.0> : tensor<2x32x32xf32>
+  %w = arith.constant dense<0.5> : tensor<32x32xf32>
+  %e = tensor.empty() : tensor<2x32x32xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %zeros : tensor<2x32x32xf32>, tensor<2x32x32xf32>) outs(%e : tensor<2x32x32xf32>) {
+  ^bb0(%in: f32, %z: f32, %o: f32):
+    %1 = arith.maximumf %in, %z : f32
+    linalg.yield %1 : f32
+  } -> tensor<2x32x32xf32>
+  %c0 = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<2x32x32xf32>) -> tensor<2x32x32xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%0, %w : tensor<2x32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<2x32x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %3 = arith.mulf %a, %b : f32
+    %4 = arith.addf %acc, %3 : f32
+    linalg.yield %4 : f32
+  } -> tensor<2x32x32xf32>
+  return %2 : tensor<2x32x32xf32>
+}
