@@ -1,6 +1,7 @@
 //===- BatchDims.cpp - which tensor dim scales with the batch -------------===//
 
 #include "wsc/Analysis/BatchDims.h"
+#include "wsc/Analysis/OpKinds.h"
 #include "Sweep.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 #include "wsc/Support/Limits.h"
@@ -186,12 +187,13 @@ struct Solver {
     if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op))
       return visitLinalg(linalgOp);
     if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
-      return visitSlice(slice.getSource(), slice.getResult(), slice.getDroppedDims(), op);
+      return visitSlice(slice.getSource(), slice.getResult(), droppedSliceDims(slice), op);
     if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op)) {
+      llvm::SmallBitVector dropped = droppedSliceDims(insert);
       // Through the source, a fact on either of the others reaches both.
-      visitSlice(insert.getResult(), insert.getSource(), insert.getDroppedDims(), op);
-      visitSlice(insert.getDest(), insert.getSource(), insert.getDroppedDims(), op);
-      visitSlice(insert.getResult(), insert.getSource(), insert.getDroppedDims(), op);
+      visitSlice(insert.getResult(), insert.getSource(), dropped, op);
+      visitSlice(insert.getDest(), insert.getSource(), dropped, op);
+      visitSlice(insert.getResult(), insert.getSource(), dropped, op);
       return;
     }
     if (auto collapse = llvm::dyn_cast<tensor::CollapseShapeOp>(op))

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -66,6 +67,29 @@ bool mlir::wsc::isContraction(linalg::LinalgOp op) {
     add |= llvm::isa<arith::AddFOp>(inner);
   }
   return mul && add;
+}
+
+static llvm::SmallBitVector keptLeftmost(ArrayRef<int64_t> sizes, RankedTensorType piece,
+                                         llvm::SmallBitVector upstream) {
+  llvm::SmallBitVector dropped(sizes.size());
+  int64_t p = 0;
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    if (ShapedType::isDynamic(size))
+      return upstream;
+    if (p < piece.getRank() && piece.getDimSize(p) == size)
+      ++p;
+    else
+      dropped.set(d);
+  }
+  return p == piece.getRank() ? dropped : upstream;
+}
+
+llvm::SmallBitVector mlir::wsc::droppedSliceDims(tensor::ExtractSliceOp slice) {
+  return keptLeftmost(slice.getStaticSizes(), slice.getType(), slice.getDroppedDims());
+}
+
+llvm::SmallBitVector mlir::wsc::droppedSliceDims(tensor::InsertSliceOp insert) {
+  return keptLeftmost(insert.getStaticSizes(), insert.getSourceType(), insert.getDroppedDims());
 }
 
 bool mlir::wsc::isQuantized(Operation *op) {

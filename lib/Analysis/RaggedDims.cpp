@@ -1,6 +1,7 @@
 //===- RaggedDims.cpp - which tensor dims run on valid tokens only --------===//
 
 #include "wsc/Analysis/RaggedDims.h"
+#include "wsc/Analysis/OpKinds.h"
 #include "Sweep.h"
 #include "wsc/Dialect/WSC/WSCOps.h"
 
@@ -229,12 +230,12 @@ const char *Solver::rule(Operation *op, Implied &implied) const {
   if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
     return sliceRule(slice.getSource(), slice.getResult(), slice.getStaticOffsets(),
                      slice.getStaticSizes(), slice.getStaticStrides(),
-                     slice.getDroppedDims(), implied);
+                     droppedSliceDims(slice), implied);
   if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op)) {
     same(insert.getDest(), insert.getResult(), *this, implied);
     return sliceRule(insert.getDest(), insert.getSource(), insert.getStaticOffsets(),
                      insert.getStaticSizes(), insert.getStaticStrides(),
-                     insert.getDroppedDims(), implied);
+                     droppedSliceDims(insert), implied);
   }
   if (llvm::isa<tensor::EmptyOp, arith::ConstantOp>(op))
     return nullptr;

@@ -387,7 +387,10 @@ LogicalResult Importer::markInterface(unsigned numArgs) {
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     func.setResultAttr(i, mlir::wsc::WSCDialect::getOutputAttrName(), b.getI64IntegerAttr(i));
   buffers.resize(func.getNumArguments());
-  return func.eraseArguments(buffers);
+  if (failed(func.eraseArguments(buffers)))
+    return failure();
+  mlir::wsc::broadcastUnitDimsOfWeights(func);
+  return success();
 }
 
 /// Benchmark kernels in destination-passing style take the tensor their

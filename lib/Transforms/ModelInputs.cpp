@@ -217,3 +217,53 @@ llvm::SmallBitVector mlir::wsc::findModelInputs(func::FuncOp func, unsigned numA
     inputs |= carriesBatch(func, undecided);
   return inputs;
 }
+
+void mlir::wsc::broadcastUnitDimsOfWeights(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  // The values that depend on a model input; the others come from weights
+  // and constants alone.
+  DenseSet<Value> batched;
+  SmallVector<Value> worklist;
+  for (BlockArgument arg : func.getArguments())
+    if (func.getArgAttr(arg.getArgNumber(), WSCDialect::getInputAttrName()))
+      worklist.push_back(arg);
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!batched.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers())
+      if (Operation *op = body.findAncestorOpInBlock(*user))
+        llvm::append_range(worklist, op->getResults());
+  }
+  MLIRContext *ctx = func.getContext();
+  func.walk([&](linalg::GenericOp generic) {
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    auto indexedElsewhere = [&](unsigned loop, unsigned except) {
+      return llvm::any_of(llvm::enumerate(maps), [&](auto indexed) {
+        return indexed.index() != except &&
+               llvm::any_of(indexed.value().getResults(), [&](AffineExpr e) {
+                 auto dim = llvm::dyn_cast<AffineDimExpr>(e);
+                 return dim && dim.getPosition() == loop;
+               });
+      });
+    };
+    bool changed = false;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      auto type = llvm::dyn_cast<RankedTensorType>(input->get().getType());
+      if (!type || batched.contains(input->get()))
+        continue;
+      unsigned n = input->getOperandNumber();
+      SmallVector<AffineExpr> results(maps[n].getResults());
+      for (auto [i, expr] : llvm::enumerate(results)) {
+        auto dim = llvm::dyn_cast<AffineDimExpr>(expr);
+        if (type.getDimSize(i) == 1 && dim && indexedElsewhere(dim.getPosition(), n)) {
+          expr = getAffineConstantExpr(0, ctx);
+          changed = true;
+        }
+      }
+      maps[n] = AffineMap::get(maps[n].getNumDims(), 0, results, ctx);
+    }
+    if (changed)
+      generic.setIndexingMapsAttr(Builder(ctx).getAffineMapArrayAttr(maps));
+  });
+}

@@ -36,6 +36,15 @@ llvm::SmallBitVector findModelInputs(func::FuncOp func, unsigned numArgs);
 /// Whether `value` reaches a weight's role, as findModelInputs reads it.
 bool playsWeightRole(Value value);
 
+/// At batch 1 a weight broadcast over the rows is often indexed by the
+/// batch loop in its unit dim (TOSA's lowering of a batch norm reads its
+/// `[1, C, 1, 1]` statistics with `(d0, d1, 0, 0)`), which would give the
+/// weight a batch dim. In each generic, an input computed from weights and
+/// constants alone reads its unit dims at index 0 instead, where another
+/// operand indexes the loop: the same values, and no batch for the weight.
+/// Runs once the model inputs are marked.
+void broadcastUnitDimsOfWeights(func::FuncOp func);
+
 } // namespace mlir::wsc
 
 #endif // WSC_LIB_TRANSFORMS_MODELINPUTS_H

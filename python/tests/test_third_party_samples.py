@@ -83,8 +83,6 @@ def system_counts(inputs, results):
 # for. Strict: a file that starts to pass fails the suite until it leaves
 # this table.
 NOT_YET = {
-    "buddy__resnet18.tosa-upgraded.mlir":
-        "late reject: wsc-run refuses a kernel result that holds a lifted splat parameter",
     "heir__resnet-like-jax.mlir":
         "late reject: wsc-run refuses a slice of the batch dim (JAX folds the batch away)",
     "tpp-mlir__resnet50-bottleneck-block.mlir":

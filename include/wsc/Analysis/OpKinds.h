@@ -10,6 +10,7 @@
 #define WSC_ANALYSIS_OPKINDS_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -23,6 +24,11 @@ class Value;
 namespace mlir::linalg {
 class LinalgOp;
 } // namespace mlir::linalg
+
+namespace mlir::tensor {
+class ExtractSliceOp;
+class InsertSliceOp;
+} // namespace mlir::tensor
 
 namespace mlir::wsc {
 
@@ -59,6 +65,16 @@ SmallVector<int64_t> staticLoopRanges(linalg::LinalgOp op);
 /// A structured op is a contraction (one FMAC per iteration) when it
 /// reduces and its body multiplies and adds.
 bool isContraction(linalg::LinalgOp op);
+
+/// The dims a rank-reducing `tensor.extract_slice` (or the source of an
+/// `insert_slice`) drops, as the schedule's reader takes them: each piece
+/// dim is the leftmost slice dim of its size not matched yet (`[1, 1, 1, 8]`
+/// to `[1, 8]` keeps dims 0 and 3). Upstream's getDroppedDims may drop
+/// other unit dims (there, 0 and 1): the same values, but the batch of a
+/// batch-1 tensor would leave the dim the runtime keeps. Dynamic sizes
+/// keep upstream's answer.
+llvm::SmallBitVector droppedSliceDims(tensor::ExtractSliceOp slice);
+llvm::SmallBitVector droppedSliceDims(tensor::InsertSliceOp insert);
 
 /// A quantized op: one whose operands or results have a `quant` dialect
 /// element type (`!quant.uniform<i8:f32, ...>`), TOSA's `rescale`, or a
