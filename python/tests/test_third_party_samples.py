@@ -83,12 +83,9 @@ def system_counts(inputs, results):
 # for. Strict: a file that starts to pass fails the suite until it leaves
 # this table.
 NOT_YET = {
-    "heir__resnet-like-jax.mlir":
-        "late reject: wsc-run refuses a slice of the batch dim (JAX folds the batch away)",
-    "tpp-mlir__resnet50-bottleneck-block.mlir":
-        "late reject in wsc-run (the benchmark returns one sample's slice)",
     "tpp-mlir__tf-bert-multi-head-attention.upgraded.mlir":
-        "late reject in wsc-run (the benchmark returns one sample's slice)",
+        "returns the first sample's slice of a batch of 32, which wsc-opt refuses: a result "
+        "holds the whole batch",
     "tpp-mlir__tf-mobilebert.upgraded.mlir": "i32 model inputs are not run yet",
     "tpp-mlir__torch-dynamo-mlp-bf16-3x1024.mlir": "bf16 weights and compute (class 4)",
 }

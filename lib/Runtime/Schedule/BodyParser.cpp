@@ -189,7 +189,12 @@ void BodyParser::parseSlice(const JsonReader &j, BodyOp &op) {
   }
   if (full.batchDim) {
     const int b = *full.batchDim;
-    if (op.offsets[b] != 0 || op.strides[b] != 1 || op.sizes[b] != full.shape[b])
+    // Each system holds a shard of the batch dim, so a slice must take it
+    // whole; with one sample in the whole batch there is no shard, and a
+    // batch dim that merges the sample's rows (JAX folds a batch of one into
+    // the image's height) may be sliced like any other.
+    if (s_.globalBatch > 1 &&
+        (op.offsets[b] != 0 || op.strides[b] != 1 || op.sizes[b] != full.shape[b]))
       j.error("a slice must take the batch dim ", b, " whole");
     if (!piece.batchDim || kept[*piece.batchDim] != b)
       j.error("the slice's batch dim does not line up with dim ", b);
