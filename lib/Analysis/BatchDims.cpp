@@ -296,6 +296,25 @@ LogicalResult mlir::wsc::checkGatherTable(Operation *op, const BatchDims &dims) 
          << "); a gather reads a table that every sample shares, such as a parameter";
 }
 
+LogicalResult mlir::wsc::checkBatchSlice(Operation *op, const BatchDims &dims) {
+  auto slice = llvm::dyn_cast<OffsetSizeAndStrideOpInterface>(op);
+  Value full = llvm::isa<tensor::ExtractSliceOp>(op)   ? op->getOperand(0)
+               : llvm::isa<tensor::InsertSliceOp>(op) ? op->getResult(0)
+                                                      : Value();
+  std::optional<int64_t> b = full ? dims.lookup(full) : std::nullopt;
+  if (!slice || !b || dims.getGlobalBatch() <= 1)
+    return success();
+  int64_t offset = slice.getStaticOffsets()[*b], size = slice.getStaticSizes()[*b],
+          stride = slice.getStaticStrides()[*b];
+  int64_t extent = llvm::cast<RankedTensorType>(full.getType()).getDimSize(*b);
+  if (offset == 0 && stride == 1 && size == extent)
+    return success();
+  return op->emitOpError("takes part of the batch dim ")
+         << *b << " (offset " << offset << ", size " << size << ", stride " << stride
+         << " of " << extent << "); each system holds a shard of the batch, so a slice "
+         << "takes the batch dim whole unless the batch is one sample";
+}
+
 /// MLIR 22's reshape verifier reads reassociation indices as 32-bit affine
 /// dims, so an index of 2^40 + 1 passes as 1; every pass that follows the
 /// groups would index past the shape. Each index must be a dim of the

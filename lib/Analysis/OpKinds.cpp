@@ -113,6 +113,13 @@ bool mlir::wsc::isQuantized(Operation *op) {
   return narrowInput && multiplies;
 }
 
+LogicalResult mlir::wsc::checkNotQuantized(Operation *op) {
+  if (!isQuantized(op))
+    return success();
+  return op->emitOpError("is a quantized op; wsc compiles floating-point graphs for training, "
+                         "and quantized inference is out of its scope");
+}
+
 std::optional<unsigned> mlir::wsc::oneHotLoop(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0 || op->getNumRegions() != 1)
     return std::nullopt;

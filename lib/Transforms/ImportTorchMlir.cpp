@@ -230,9 +230,8 @@ LogicalResult Importer::checkOps() {
       return store.emitOpError("writes global ")
              << store.getGlobal() << "; wsc imports inference functions, whose weights "
              << "are read-only";
-    if (mlir::wsc::isQuantized(&op))
-      return op.emitOpError("is a quantized op; wsc compiles floating-point graphs for "
-                            "training, and quantized inference is out of its scope");
+    if (failed(mlir::wsc::checkNotQuantized(&op)))
+      return failure();
     bool isLoad = llvm::isa<ml_program::GlobalLoadOp, ml_program::GlobalLoadConstOp>(op);
     if (!isLoad && !isCompilable(&op))
       return op.emitOpError("is not supported by wsc; torch-mlir input may use func, arith, "

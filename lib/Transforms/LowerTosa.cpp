@@ -43,22 +43,16 @@ struct LowerTosaPass : public mlir::wsc::impl::WSCLowerTosaBase<LowerTosaPass> {
     ModuleOp module = getOperation();
     // Quantized graphs are refused before upstream's lowerings, which would
     // turn them into integer arithmetic that no longer says what it was.
-    Operation *firstTosa = nullptr, *quantized = nullptr;
-    module.walk([&](Operation *op) {
+    Operation *firstTosa = nullptr;
+    WalkResult quantized = module.walk([&](Operation *op) {
       if (!isTosa(op))
         return WalkResult::advance();
       firstTosa = firstTosa ? firstTosa : op;
-      if (mlir::wsc::isQuantized(op)) {
-        quantized = op;
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+      return failed(mlir::wsc::checkNotQuantized(op)) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
     });
-    if (quantized) {
-      quantized->emitOpError("is a quantized op; wsc compiles floating-point graphs for "
-                             "training, and quantized inference is out of its scope");
+    if (quantized.wasInterrupted())
       return signalPassFailure();
-    }
     if (!firstTosa) {
       LLVM_DEBUG(llvm::dbgs() << "no TOSA op: nothing to lower\n");
       return markAllAnalysesPreserved();

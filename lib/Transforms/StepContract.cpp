@@ -141,11 +141,12 @@ LogicalResult checkIndexingMaps(Operation *top) {
   return failure(result.wasInterrupted());
 }
 
-/// The region ops the runtime refuses: a constant zero divisor, a gather
-/// from a batched tensor.
+/// The nested ops the runtime refuses: a constant zero divisor, a gather
+/// from a batched tensor, a slice of part of the batch.
 LogicalResult checkRegionOps(Operation *top, const BatchDims &dims) {
   WalkResult result = top->walk([&](Operation *op) {
-    return failed(checkConstantDivisor(op)) || failed(checkGatherTable(op, dims))
+    return failed(checkConstantDivisor(op)) || failed(checkGatherTable(op, dims)) ||
+                   failed(checkBatchSlice(op, dims))
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });

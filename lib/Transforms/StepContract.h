@@ -4,7 +4,8 @@
 // or fewer than systems, a label's num_classes out of range, two inputs
 // with one number, an output indexed by a reduction loop, gradients without
 // a loss, a loss that is not one f32 scalar, an integer division by a
-// constant zero, a gather from a batched tensor, an indexing map that
+// constant zero, a gather from a batched tensor, a slice of part of the
+// batch, an indexing map that
 // leaves its operand. wsc-select-mode
 // checks the same rules on the exported function, so the error comes from
 // wsc-opt at the argument or op at fault instead of from wsc-run.

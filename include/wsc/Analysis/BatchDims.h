@@ -75,6 +75,13 @@ bool reducesOverBatch(Operation *op, const BatchDims &dims);
 /// tables every sample shares (a parameter, a constant).
 LogicalResult checkGatherTable(Operation *op, const BatchDims &dims);
 
+/// Emits an error at `op` and fails when it is a `tensor.extract_slice` or
+/// `insert_slice` that takes part of its full tensor's batch dim: each
+/// system holds a shard of that dim, which the runtime refuses to slice.
+/// With a global batch of one sample there is no shard, and a batch dim
+/// that merges the sample's rows may be sliced.
+LogicalResult checkBatchSlice(Operation *op, const BatchDims &dims);
+
 /// Emits an error at the argument and fails when a class label's attributes
 /// break the schedule's rules: `wsc.num_classes` in [1, 2^40] on an integer
 /// tensor, and `wsc.ignore_index` only next to `wsc.num_classes`. Checked

@@ -81,8 +81,10 @@ llvm::SmallBitVector droppedSliceDims(tensor::InsertSliceOp insert);
 /// structured op that multiplies integers of at most 16 bits inside a
 /// reduction (an int8 matmul or convolution, `linalg.quantized_matmul`, the
 /// `_q` convolutions with their zero points). wsc compiles floating-point
-/// training graphs; such an op is refused at the op.
+/// training graphs: checkNotQuantized refuses such an op with an error at
+/// it (the TOSA lowering and the import share the message).
 bool isQuantized(Operation *op);
+LogicalResult checkNotQuantized(Operation *op);
 
 /// The loop of a one-hot reduction `out[.., v, ..] += (idx[t] == v) ? x : 0`
 /// (the embedding gradient the exporter emits), or nullopt. Such an op is a
