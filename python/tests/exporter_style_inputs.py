@@ -10,6 +10,11 @@ own, written from seeded torch modules (the references):
   a pad by SSA constant amounts into a dynamic type cast back, the result
   `linalg.copy`-ed into the output);
 - a program with no parameter at all (a softmax);
+- a benchmark harness around a torch-mlir TorchScript-path layer: a `@main`
+  driver timing it with `rtclock` and printing with `printMemrefF32`,
+  `record_timing` calls with `llvm.mlir.global` names inside the model, the
+  result copied into an output argument, and Python floats as `f64`
+  scalars (a 0-d `tensor<f64>` input of a generic, a captured `f64`);
 - torch-mlir's hashed embedding: `torch.div(rounding_mode='floor')` and
   `torch.remainder` as arith.floordivsi / remsi with the sign fix, the
   gathers checked by `cf.assert` as aten.embedding is.
@@ -368,8 +373,72 @@ module attributes {{torch.debug_module_name = "HashedEmbedding"}} {{
     return model, text, (ids,), {}
 
 
+class ScaledLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, 16, bias=False)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x) / 8.0 + 1e-5)
+
+
+def benchmark_harness():
+    """What a benchmark file wraps around a model: nothing of it computes
+    the result, so wsc drops it; the f64 scalars run as f32, as in PyTorch."""
+    torch.manual_seed(9)
+    model = ScaledLinear()
+    x = torch.randn(4, 64)
+    t, w = _type([4, 16]), _type([64, 16])
+    text = f"""#map = {_identity(2)}
+#map1 = {_map(2, [])}
+module {{
+  func.func private @rtclock() -> f64
+  func.func private @printMemrefF32(tensor<*xf32>)
+  func.func private @record_timing(!llvm.ptr)
+  llvm.mlir.global internal constant @fc("fc\00") {{addr_space = 0 : i32}}
+  func.func @forward(%arg0: {_type([4, 64])}, %output: {t}) -> {t} {{
+    %name = llvm.mlir.addressof @fc : !llvm.ptr
+    call @record_timing(%name) : (!llvm.ptr) -> ()
+    %zero = arith.constant 0.000000e+00 : f32
+    %eps = arith.constant 1.000000e-05 : f64
+    %scale = arith.constant dense<8.000000e+00> : tensor<f64>
+    %weight = arith.constant dense<{_hex(_np(model.fc.weight.T))}> : {w}
+    %e = tensor.empty() : {t}
+    %f = linalg.fill ins(%zero : f32) outs(%e : {t}) -> {t}
+    %mm = linalg.matmul ins(%arg0, %weight : {_type([4, 64])}, {w}) outs(%f : {t}) -> {t}
+    %y = linalg.generic {{indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]}} ins(%mm, %scale : {t}, tensor<f64>) outs(%e : {t}) {{
+    ^bb0(%in: f32, %s: f64, %out: f32):
+      %0 = arith.truncf %s : f64 to f32
+      %1 = arith.divf %in, %0 : f32
+      %2 = arith.truncf %eps : f64 to f32
+      %3 = arith.addf %1, %2 : f32
+      %4 = arith.maximumf %3, %zero : f32
+      linalg.yield %4 : f32
+    }} -> {t}
+    call @record_timing(%name) : (!llvm.ptr) -> ()
+    %copy = linalg.copy ins(%y : {t}) outs(%output : {t}) -> {t}
+    return %copy : {t}
+  }}
+  func.func @main() {{
+    %x = arith.constant dense<1.000000e+00> : {_type([4, 64])}
+    %o = arith.constant dense<0.000000e+00> : {t}
+    %t0 = call @rtclock() : () -> f64
+    %r = call @forward(%x, %o) : ({_type([4, 64])}, {t}) -> {t}
+    %t1 = call @rtclock() : () -> f64
+    %cast = tensor.cast %r : {t} to tensor<*xf32>
+    call @printMemrefF32(%cast) : (tensor<*xf32>) -> ()
+    %d = arith.subf %t1, %t0 : f64
+    vector.print %d : f64
+    return
+  }}
+}}
+"""
+    return model, text, (x,), {}
+
+
 MODELS = {"jax_mlp": jax_mlp, "splat_mlp": splat_mlp, "iree_conv": iree_conv,
-          "no_parameter": no_parameter, "hashed_embedding": hashed_embedding}
+          "no_parameter": no_parameter, "hashed_embedding": hashed_embedding,
+          "benchmark_harness": benchmark_harness}
 
 if __name__ == "__main__":
     import sys

@@ -82,6 +82,7 @@ PARAMS = {
     "iree_conv": {"const0"},
     "no_parameter": set(),
     "hashed_embedding": {"const0"},
+    "benchmark_harness": {"const0"},
 }
 
 # Kernels each model must form: one per parameter's layer, the stateless
@@ -92,6 +93,7 @@ KERNELS = {
     "iree_conv": {"const0.fwd"},
     "no_parameter": {"stateless.fwd"},
     "hashed_embedding": {"const0.fwd"},
+    "benchmark_harness": {"const0.fwd"},
 }
 
 

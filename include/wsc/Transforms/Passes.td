@@ -106,16 +106,19 @@ def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
     pass of an outside exporter (torch-mlir, JAX, IREE; see
     docs/TorchMlirInput.md). First the scalar shape arithmetic is folded,
     with the pads, casts, empties and dims it feeds (a pad by SSA amounts
-    into a dynamic type cast back gets its static type), and nothing else.
+    into a dynamic type cast back gets its static type), and nothing else;
+    `arith`/`math` ops on whole tensors become generics, and 0-d `f64`
+    splat inputs of generics (Python floats) become constants in the body.
     Its weights become parameters, as the exporter's `wsc.param` arguments
     are, so that they stream from MemoryX:
 
     - every `ml_program.global` read by `global_load_const` or
       `global_load` (named by the global's symbol);
     - every float `arith.constant` of at least `min-param-elements`
-      elements, splats included (stripped weights are splats), unless its
-      only uses are as the init (`outs`) of destination-style ops, where it
-      is an accumulator; named by its `dense_resource` key, or `const<N>`.
+      elements, unless its only uses are as the init (`outs`) of
+      destination-style ops, where it is an accumulator; a splat only where
+      it plays a weight's role (stripped weights are splats, but so are a
+      ReLU's zeros); named by its `dense_resource` key, or `const<N>`.
       One non-splat value used twice is one parameter, each splat its own.
 
     Each lifted value rides on its new argument as `wsc.initial_value`, and
@@ -124,21 +127,30 @@ def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
     the weights file. Smaller `dense_resource` constants become `dense`
     ones; globals nothing reads any more are erased.
 
-    Then the function's own arguments: one is a model input (`wsc.input`,
-    numbered among the inputs) when, taking its dim 0 as the batch, the
-    batch reaches dim 0 of a result by BatchDims' propagation (through a
-    copy with pads decomposed and casts folded); every other argument is a
-    weight, `wsc.param = "arg<N>"` with no value (wsc-run's `--weights`
-    gives it). Each result becomes `wsc.output = i`.
+    Then the function's own arguments. One only ever written into (the
+    destination of a final copy) is dropped, with a remark. The others are
+    model inputs (`wsc.input`, numbered among the inputs) or weights
+    (`wsc.param = "arg<N>"`, with no value: wsc-run's `--weights` gives
+    it), by the roles they play: a convolution's filter, a matmul's shared
+    operand, a bias broadcast over the rows and a table lookup are weights;
+    a convolution's windowed image and a matmul's data operand are inputs;
+    integer arguments are inputs; an argument of neither role is an input
+    when its dim 0 is the inputs' batch size and carries the batch to a
+    result (BatchDims, on a copy with pads decomposed and casts folded).
+    `inputs=0,2` names the inputs instead. Each result becomes
+    `wsc.output = i`. Last, in each generic, an input computed from weights
+    alone reads its unit dims at index 0 where another operand indexes the
+    loop, so that a batch-1 graph's batch loop gives no weight a batch dim.
 
     Errors, at the op: a dynamic shape, a `dense_resource` whose blob is
     missing or of the wrong size, a weight that is not f32 (a constant, a
-    global, or an argument that carries no batch), a global with no initial
-    value, a `global_store` (inference only), an argument that is not a
-    static tensor of rank >= 1, no argument carrying the batch to a result
-    (with a note per argument), and any op other than `func`, `arith`,
-    `math`, `cf.assert`, linalg structured ops and the `tensor` ops the
-    runtime executes.
+    global, or an integer argument in a weight's role), a global with no
+    initial value, a `global_store` (inference only), an argument that is
+    not a static tensor of rank >= 1, no argument of an input's role and
+    none carrying the batch to a result (with a note per argument, naming
+    `inputs=`), `inputs=` naming no argument, a quantized op, and any op
+    other than `func`, `arith`, `math`, `cf.assert`, linalg structured ops
+    and the `tensor` ops the runtime executes.
 
     ```mlir
     // Before
