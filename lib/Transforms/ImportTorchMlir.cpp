@@ -128,8 +128,9 @@ void convertTensorElementwiseOps(func::FuncOp func) {
 /// inputs of generics (`ins(%x, %eps : tensor<4x8xf32>, tensor<f64>)`) whose
 /// bodies truncate them to f32, and PyTorch computes such a scalar in the
 /// tensor's precision. Each such splat input becomes a constant in the
-/// body, where the truncation folds; the runtime has no f64.
-void foldF64ScalarInputs(func::FuncOp func) {
+/// body, and each truncation of an f64 constant becomes its f32 value;
+/// the runtime has no f64.
+void foldF64Scalars(func::FuncOp func) {
   auto f64Splat = [](Value value) -> TypedAttr {
     DenseElementsAttr attr;
     if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat() ||
@@ -172,6 +173,21 @@ void foldF64ScalarInputs(func::FuncOp func) {
     generic.replaceAllUsesWith(replacement.getResults());
     generic.erase();
   }
+  // Upstream folds a truncation only when it is exact (8.0, not 1e-5):
+  // round each constant one to nearest, as arith.truncf does.
+  func.walk([](arith::TruncFOp trunc) {
+    FloatAttr value;
+    if (!matchPattern(trunc.getIn(), m_Constant(&value)) || !value.getType().isF64())
+      return;
+    auto type = llvm::cast<FloatType>(trunc.getType());
+    APFloat rounded = value.getValue();
+    bool lost;
+    rounded.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    OpBuilder b(trunc);
+    trunc.replaceAllUsesWith(
+        arith::ConstantOp::create(b, trunc.getLoc(), b.getFloatAttr(type, rounded)).getResult());
+    trunc.erase();
+  });
 }
 
 /// The parameter names given so far in the module.
@@ -525,7 +541,7 @@ LogicalResult Importer::run() {
     return failure();
   foldShapeArithmetic();
   convertTensorElementwiseOps(func);
-  foldF64ScalarInputs(func);
+  foldF64Scalars(func);
   if (failed(checkOps()))
     return failure();
   const unsigned numArgs = func.getNumArguments();

@@ -439,19 +439,26 @@ func.func @into_output(%ids: tensor<2x4xi64>, %x: tensor<2x4xf32>, %out: tensor<
 // -----
 
 // torch-mlir's TorchScript path passes Python floats as 0-d f64 inputs of
-// generics: each becomes a constant in the body, truncated there.
+// generics and captures f64 scalars: each is truncated to f32 as
+// arith.truncf rounds (upstream folds only exact truncations: 8.0, not
+// 1e-5), and no f64 is left.
 // CHECK-LABEL: func.func @f64_scalar(
 // CHECK: linalg.generic {{.*}} ins(%{{[^:]*}} : tensor<2x4xf32>)
-// CHECK: arith.constant 8.000000e+00 : f64
-// CHECK: arith.truncf
+// CHECK-DAG: arith.constant 8.000000e+00 : f32
+// CHECK-DAG: arith.constant 9.99999974E-6 : f32
+// CHECK-NOT: f64
+// CHECK: return
 func.func @f64_scalar(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %scale = arith.constant dense<8.000000e+00> : tensor<f64>
+  %eps = arith.constant 1.000000e-05 : f64
   %e = tensor.empty() : tensor<2x4xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %scale : tensor<2x4xf32>, tensor<f64>) outs(%e : tensor<2x4xf32>) {
   ^bb0(%in: f32, %s: f64, %o: f32):
     %t = arith.truncf %s : f64 to f32
     %1 = arith.divf %in, %t : f32
-    linalg.yield %1 : f32
+    %u = arith.truncf %eps : f64 to f32
+    %2 = arith.addf %1, %u : f32
+    linalg.yield %2 : f32
   } -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
