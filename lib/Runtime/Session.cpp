@@ -19,6 +19,10 @@ Session::Session(Schedule schedule) : Session(std::move(schedule), nullptr) {}
 
 Session::Session(Schedule schedule, std::unique_ptr<SwarmX> swarmX)
     : schedule_(std::move(schedule)), interpreter_(schedule_) {
+  if (schedule_.placeholderValues)
+    throw Error(schedule_.source + ": compiled from a file whose weights were elided "
+                "(dense_resource<__elided__>), and zeros stand in for them: run its timing "
+                "model with wsc-run --model-only");
   shards_ = shardBatch(schedule_.globalBatch, schedule_.systems);
   for (int k = 0; k < schedule_.systems; ++k)
     systems_.emplace_back(schedule_, interpreter_, k, shards_[k]);

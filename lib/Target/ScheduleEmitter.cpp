@@ -495,6 +495,8 @@ LogicalResult Emitter::emit(raw_ostream &os) {
   root[key::top::kStreamDType] = stringifyStreamDType(targetAttr.getWeightDtype()).str();
   root[key::top::kGradientDType] = stringifyStreamDType(targetAttr.getGradientDtype()).str();
   root[key::top::kTarget] = emitTarget();
+  if (module->hasAttr(WSCDialect::getPlaceholderValuesAttrName()))
+    root[key::top::kPlaceholderValues] = true;
 
   json::Array params;
   for (Operation &op : module.getBody()->getOperations()) {

@@ -228,7 +228,14 @@ private:
   DenseMap<Attribute, BlockArgument> params;
   /// Parameters become module symbols: names are unique across functions.
   ParamNames &taken;
+
+public:
+  /// Constants whose values the input elided.
+  unsigned elided = 0;
 };
+
+/// The key MLIR's printer writes for a resource it leaves out.
+constexpr llvm::StringLiteral kElidedKey = "__elided__";
 
 /// A constant only ever used as the init (`outs`) of destination-style ops
 /// is an accumulator's starting value (zeros, -inf), not a weight.
@@ -491,6 +498,19 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
     return success();
   Attribute value = constant.getValue();
   auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value);
+  // MLIR's printer elides large resources as `dense_resource<__elided__>`
+  // (--mlir-elide-resource-strings-if-larger): zeros stand in, so that the
+  // mapping can still be modeled, and the module says so.
+  if (resource && !resource.getRawHandle().getBlob() &&
+      resource.getRawHandle().getKey() == kElidedKey) {
+    Attribute zero = llvm::isa<FloatType>(type.getElementType())
+                         ? Attribute(FloatAttr::get(type.getElementType(), 0.0))
+                         : Attribute(IntegerAttr::get(type.getElementType(), 0));
+    value = DenseElementsAttr::get(type, zero);
+    constant.setValueAttr(llvm::cast<TypedAttr>(value));
+    resource = nullptr;
+    ++elided;
+  }
   ArrayRef<char> bytes;
   if (resource) {
     FailureOr<ArrayRef<char>> checked = blobBytes(resource, constant);
@@ -580,8 +600,16 @@ struct ImportTorchMlirPass
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal() || hasWscAttributes(func))
         continue;
-      if (failed(Importer(func, symbols, minParamElements, explicitInputs, taken).run()))
+      Importer importer(func, symbols, minParamElements, explicitInputs, taken);
+      if (failed(importer.run()))
         return signalPassFailure();
+      if (importer.elided) {
+        func.emitWarning() << importer.elided << " constants' values were elided "
+                           << "(dense_resource<__elided__>): zeros stand in for them, and "
+                           << "the schedule runs with wsc-run --model-only only";
+        module->setAttr(mlir::wsc::WSCDialect::getPlaceholderValuesAttrName(),
+                        UnitAttr::get(module.getContext()));
+      }
       changed = true;
     }
     // The lifted weights, and globals nothing reads (torch-mlir's

@@ -21,7 +21,7 @@ import pytest
 
 from upstream_reference import (CannotRun, check, entry_function, random_args,
                                 run_function, wsc_run, wsc_tool)
-from wsc import compiler
+from wsc import compiler, safetensors
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "third-party"
 
@@ -118,28 +118,43 @@ def test_inference_matches_upstream(path, tmp_path):
             check(g, w, f"output{k} on {systems} system(s)")
 
 
-def assert_refused_as_elided(path, tmp_path):
+def compile_elided(path, tmp_path):
+    """wsc-opt compiles a file with elided weights, warning that zeros stand
+    in for them, and wsc-translate writes its schedule."""
+    compiled, schedule = tmp_path / "model.wsc.mlir", tmp_path / "schedule.json"
     proc = subprocess.run([compiler.tool_path("wsc-opt"), str(path),
-                           "--wsc-pipeline=systems=1 stream-dtype=f32",
-                           "-o", str(tmp_path / "model.wsc.mlir")],
+                           "--wsc-pipeline=systems=1 stream-dtype=f32", "-o", str(compiled)],
                           capture_output=True, text=True)
-    assert proc.returncode == 1, proc.stderr  # an error, not a crash (a signal is < 0)
-    assert "__elided__" in proc.stderr, proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert "were elided (dense_resource<__elided__>): zeros stand in" in proc.stderr
+    wsc_tool("wsc-translate", "--wsc-to-schedule", compiled, "-o", schedule)
+    return compiled, schedule
 
 
 @pytest.mark.parametrize("path", ELIDED, ids=lambda p: p.name)
 def test_elided_weights_cannot_run_inference(path, tmp_path):
     """Without the weights neither side has numerics: upstream's reference
-    says so, and wsc-opt refuses the file with an error naming __elided__."""
+    says so, and wsc-run refuses the schedule's numerics (exit 1, not a
+    signal), naming --model-only."""
     func = entry_function(path)
     with pytest.raises(CannotRun, match="__elided__"):
         run_function(path, func, random_args(path, func, np.random.default_rng(0), int_high=2))
-    assert_refused_as_elided(path, tmp_path)
+    compiled, schedule = compile_elided(path, tmp_path)
+    weights, feed = tmp_path / "w.safetensors", tmp_path / "in.safetensors"
+    wsc_tool("wsc-translate", "--wsc-to-weights", compiled, "-o", weights)
+    inputs, _ = interface(path, func)
+    args = random_args(path, func, np.random.default_rng(0), int_high=2)
+    safetensors.save({f"input{k}": args[i] for k, i in enumerate(inputs)}, str(feed))
+    proc = subprocess.run([compiler.tool_path("wsc-run"), str(schedule), "--weights", str(weights),
+                           "--inputs", str(feed), "--outputs", str(tmp_path / "out.safetensors")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    assert "weights were elided" in proc.stderr and "--model-only" in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("path", ELIDED, ids=lambda p: p.name)
 def test_elided_weights_compile_for_model_only(path, tmp_path):
-    """The issue wants such a file to compile for wsc-run --model-only
-    (timing without numerics). Until that lands, this asserts today's
-    refusal; it then becomes compile, translate, wsc-run --model-only."""
-    assert_refused_as_elided(path, tmp_path)
+    """The mapping is still there to see: wsc-run --model-only models it."""
+    _, schedule = compile_elided(path, tmp_path)
+    out = wsc_tool("wsc-run", schedule, "--model-only").stdout
+    assert re.search(r"summary: modeled step [0-9.]+ [num]?s", out), out

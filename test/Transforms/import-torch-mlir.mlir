@@ -528,3 +528,26 @@ func.func @relu_zeros(%x: tensor<2x32x32xf32>) -> tensor<2x32x32xf32> {
   } -> tensor<2x32x32xf32>
   return %2 : tensor<2x32x32xf32>
 }
+
+// -----
+
+// MLIR's printer elides large resources (dense_resource<__elided__>, as in
+// a published BERT): zeros stand in, the weight-shaped one is still lifted
+// (by its role), and the module says the values are placeholders.
+// CHECK-LABEL: module attributes {wsc.placeholder_values}
+// CHECK: func.func @elided(
+// CHECK-SAME: %{{[^:]*}}: tensor<2x8xf32> {wsc.input = 0 : i64}
+// CHECK-SAME: wsc.initial_value = dense<0.000000e+00> : tensor<8x4xf32>
+// CHECK: arith.constant dense<0> : tensor<2xi64>
+module {
+  // expected-warning @+1 {{2 constants' values were elided (dense_resource<__elided__>): zeros stand in for them, and the schedule runs with wsc-run --model-only only}}
+  func.func @elided(%x: tensor<2x8xf32>) -> (tensor<2x4xf32>, tensor<2xi64>) {
+    %w = arith.constant dense_resource<__elided__> : tensor<8x4xf32>
+    %ids = arith.constant dense_resource<__elided__> : tensor<2xi64>
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<2x4xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+    %0 = linalg.matmul ins(%x, %w : tensor<2x8xf32>, tensor<8x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
+    return %0, %ids : tensor<2x4xf32>, tensor<2xi64>
+  }
+}

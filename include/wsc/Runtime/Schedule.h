@@ -326,6 +326,9 @@ struct Schedule {
   std::vector<ValueSpec> values;
   std::vector<Step> steps;
   std::optional<VtsSpec> vts;
+  /// Zeros stand in for weights the compiled file had elided: the timing
+  /// model runs, numerics are refused.
+  bool placeholderValues = false;
   ScheduleReport report;
   std::string reportJson; // the "report" object verbatim ("" if absent)
 

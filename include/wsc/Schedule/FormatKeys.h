@@ -34,6 +34,9 @@ inline constexpr char kValues[] = "values";
 inline constexpr char kSteps[] = "steps";
 inline constexpr char kVts[] = "vts";
 inline constexpr char kReport[] = "report";
+/// true when zeros stand in for weights the compiled file had elided
+/// (optional; absent: false): the schedule runs the timing model only.
+inline constexpr char kPlaceholderValues[] = "placeholder_values";
 } // namespace top
 
 /// "target": the hardware (model::TargetSpec).

@@ -102,6 +102,8 @@ Schedule FileParser::parse(const nlohmann::json &doc) {
     parseMicroBatchSize(*m);
   if (auto r = root.optional(key::top::kReport))
     parseReport(*r);
+  if (auto p = root.optional(key::top::kPlaceholderValues))
+    s_.placeholderValues = p->asBool();
   return std::move(s_);
 }
 

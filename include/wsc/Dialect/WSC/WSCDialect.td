@@ -64,6 +64,10 @@ def WSC_Dialect : Dialect {
     // The discardable `wsc.*` attributes: each name is spelled here only.
     /// Module: the hardware (`#wsc.target`).
     static ::llvm::StringLiteral getTargetAttrName() { return "wsc.target"; }
+    /// Module: the input's weights were elided (`dense_resource<__elided__>`)
+    /// and zeros stand in for them; the schedule runs with `wsc-run
+    /// --model-only` only (unit).
+    static ::llvm::StringLiteral getPlaceholderValuesAttrName() { return "wsc.placeholder_values"; }
     /// Module: the execution mode (`#wsc.mode`), set by wsc-select-mode.
     static ::llvm::StringLiteral getModeAttrName() { return "wsc.mode"; }
     /// Module: the exporter's optimizer (a dictionary), until lowering.
