@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ImportTypes.h"
 #include "ModelInputs.h"
 #include "wsc/Analysis/OpKinds.h"
 #include "wsc/Transforms/Passes.h"
@@ -122,72 +123,6 @@ void convertTensorElementwiseOps(func::FuncOp func) {
   RewritePatternSet patterns(func.getContext());
   linalg::populateElementwiseToLinalgConversionPatterns(patterns);
   (void)applyPatternsGreedily(func, std::move(patterns));
-}
-
-/// torch-mlir's TorchScript path passes Python floats as 0-d f64 constant
-/// inputs of generics (`ins(%x, %eps : tensor<4x8xf32>, tensor<f64>)`) whose
-/// bodies truncate them to f32, and PyTorch computes such a scalar in the
-/// tensor's precision. Each such splat input becomes a constant in the
-/// body, and each truncation of an f64 constant becomes its f32 value;
-/// the runtime has no f64.
-void foldF64Scalars(func::FuncOp func) {
-  auto f64Splat = [](Value value) -> TypedAttr {
-    DenseElementsAttr attr;
-    if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat() ||
-        !attr.getElementType().isF64())
-      return {};
-    return attr.getSplatValue<TypedAttr>();
-  };
-  SmallVector<linalg::GenericOp> generics;
-  func.walk([&](linalg::GenericOp generic) {
-    if (llvm::any_of(generic.getDpsInputs(), f64Splat))
-      generics.push_back(generic);
-  });
-  for (linalg::GenericOp generic : generics) {
-    Block &body = generic.getRegion().front();
-    OpBuilder inBody = OpBuilder::atBlockBegin(&body);
-    SmallVector<AffineMap> maps = generic.getIndexingMapsArray(), keptMaps;
-    SmallVector<Value> keptInputs;
-    SmallVector<unsigned> folded;
-    for (OpOperand *input : generic.getDpsInputOperands()) {
-      unsigned n = input->getOperandNumber();
-      if (TypedAttr scalar = f64Splat(input->get())) {
-        Value constant = arith::ConstantOp::create(inBody, generic.getLoc(), scalar);
-        body.getArgument(n).replaceAllUsesWith(constant);
-        folded.push_back(n);
-        continue;
-      }
-      keptInputs.push_back(input->get());
-      keptMaps.push_back(maps[n]);
-    }
-    for (OpOperand &init : generic.getDpsInitsMutable())
-      keptMaps.push_back(maps[init.getOperandNumber()]);
-    OpBuilder b(generic);
-    auto replacement = linalg::GenericOp::create(
-        b, generic.getLoc(), generic.getResultTypes(), keptInputs, generic.getDpsInits(),
-        keptMaps, generic.getIteratorTypesArray());
-    replacement->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
-    replacement.getRegion().takeBody(generic.getRegion());
-    for (unsigned n : llvm::reverse(folded))
-      replacement.getRegion().front().eraseArgument(n);
-    generic.replaceAllUsesWith(replacement.getResults());
-    generic.erase();
-  }
-  // Upstream folds a truncation only when it is exact (8.0, not 1e-5):
-  // round each constant one to nearest, as arith.truncf does.
-  func.walk([](arith::TruncFOp trunc) {
-    FloatAttr value;
-    if (!matchPattern(trunc.getIn(), m_Constant(&value)) || !value.getType().isF64())
-      return;
-    auto type = llvm::cast<FloatType>(trunc.getType());
-    APFloat rounded = value.getValue();
-    bool lost;
-    rounded.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    OpBuilder b(trunc);
-    trunc.replaceAllUsesWith(
-        arith::ConstantOp::create(b, trunc.getLoc(), b.getFloatAttr(type, rounded)).getResult());
-    trunc.erase();
-  });
 }
 
 /// The parameter names given so far in the module.
@@ -561,8 +496,8 @@ LogicalResult Importer::run() {
     return failure();
   foldShapeArithmetic();
   convertTensorElementwiseOps(func);
-  foldF64Scalars(func);
-  if (failed(checkOps()))
+  mlir::wsc::foldF64Scalars(func);
+  if (failed(checkOps()) || failed(mlir::wsc::widenIntegerArguments(func)))
     return failure();
   const unsigned numArgs = func.getNumArguments();
   // In program order, so that parameters are numbered as they are used.

@@ -86,7 +86,6 @@ NOT_YET = {
     "tpp-mlir__tf-bert-multi-head-attention.upgraded.mlir":
         "returns the first sample's slice of a batch of 32, which wsc-opt refuses: a result "
         "holds the whole batch",
-    "tpp-mlir__tf-mobilebert.upgraded.mlir": "i32 model inputs are not run yet",
     "tpp-mlir__torch-dynamo-mlp-bf16-3x1024.mlir": "bf16 weights and compute (class 4)",
 }
 

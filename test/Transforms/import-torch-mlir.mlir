@@ -551,3 +551,36 @@ module {
     return %0, %ids : tensor<2x4xf32>, tensor<2xi64>
   }
 }
+
+// -----
+
+// TF's and IREE's i32 ids: every read converts them (index_cast, sitofp,
+// extsi), which reads the same values in i64, so the input becomes i64.
+// CHECK-LABEL: func.func @i32_ids(
+// CHECK-SAME: %{{[^:]*}}: tensor<2x3xi64> {wsc.input = 0 : i64}
+// CHECK: ^bb0(%{{[^:]*}}: i64, %{{[^:]*}}: f32):
+// CHECK-NEXT: arith.sitofp %{{.*}} : i64 to f32
+// CHECK-NOT: i32
+func.func @i32_ids(%ids: tensor<2x3xi32>) -> tensor<2x3xf32> {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<2x3xi32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%in: i32, %o: f32):
+    %1 = arith.sitofp %in : i32 to f32
+    linalg.yield %1 : f32
+  } -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Integer arithmetic would wrap at 32 bits and not at 64: refused.
+func.func @i32_sum(%ids: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  %e = tensor.empty() : tensor<2x3xi32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<2x3xi32>) outs(%e : tensor<2x3xi32>) {
+  ^bb0(%in: i32, %o: i32):
+    // expected-error @+1 {{'arith.addi' op reads argument #0 ('tensor<2x3xi32>') other than by converting it (index_cast, sitofp, extsi); the runtime computes integers in i64, and only a conversion reads an 'i32' the same at that width}}
+    %1 = arith.addi %in, %in : i32
+    linalg.yield %1 : i32
+  } -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
