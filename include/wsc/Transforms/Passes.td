@@ -107,8 +107,11 @@ def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
     docs/TorchMlirInput.md). First the scalar shape arithmetic is folded,
     with the pads, casts, empties and dims it feeds (a pad by SSA amounts
     into a dynamic type cast back gets its static type), and nothing else;
-    `arith`/`math` ops on whole tensors become generics, and 0-d `f64`
-    splat inputs of generics (Python floats) become constants in the body.
+    `arith`/`math` ops on whole tensors become generics, 0-d `f64` splat
+    inputs of generics (Python floats) become constants in the body and
+    truncations of `f64` constants their f32 values, and integer arguments
+    of another width than 1 and 64 (TF's i32 ids) become i64 where every
+    read converts them (an error at the op that does not).
     Its weights become parameters, as the exporter's `wsc.param` arguments
     are, so that they stream from MemoryX:
 
