@@ -100,7 +100,7 @@ SANITIZE_ENV   := ASAN_OPTIONS=detect_container_overflow=0:allow_user_poisoning=
 # wsc.compile runs its wsc-opt and wsc-translate and the tests its wsc-run,
 # while the Python module (not built there) comes from $(BUILD).
 SANITIZE_PYTESTS := test_checkpoint_errors.py test_wsc_run_sparsity.py test_compile_errors.py \
-	test_torch_mlir_input.py
+	test_torch_mlir_input.py test_shared_samples.py test_third_party_samples.py
 
 $(SANITIZE_BUILD)/build.ninja:
 	cmake -G Ninja -S . -B $(SANITIZE_BUILD) -DCMAKE_C_COMPILER=clang-22 \

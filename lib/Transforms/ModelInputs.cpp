@@ -53,9 +53,11 @@ Role roleIn(OpOperand &use, linalg::LinalgOp op) {
     return Role::None;
   AffineMap map = op.getMatchingIndexingMap(&use);
   std::optional<unsigned> loop = outerLoop(op);
-  auto others = llvm::make_filter_range(op.getDpsInputOperands(), [&](OpOperand *other) {
-    return other != &use && llvm::isa<ShapedType>(other->get().getType());
-  });
+  // getDpsInputOperands returns a temporary: keep the others in a vector.
+  SmallVector<OpOperand *> others;
+  for (OpOperand *other : op.getDpsInputOperands())
+    if (other != &use && llvm::isa<ShapedType>(other->get().getType()))
+      others.push_back(other);
   if (op.getNumReductionLoops() == 0)
     return loop && !map.isFunctionOfDim(*loop) ? Role::Weight : Role::None;
   if (isWindowed(map))
