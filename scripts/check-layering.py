@@ -23,7 +23,7 @@ ALLOWED = {
     "Placement": {"Support", "Model"},
     "Dialect": {"Support", "Sparse", "Model"},
     "Analysis": {"Support", "Sparse", "Model", "Dialect"},
-    "Transforms": {"Support", "Sparse", "Model", "Placement", "Dialect", "Analysis"},
+    "Transforms": {"Support", "Schedule", "Sparse", "Model", "Placement", "Dialect", "Analysis"},
     "Target": {"Support", "Schedule", "Sparse", "Model", "Placement", "Dialect", "Analysis"},
     "Runtime": {"Support", "Schedule", "Sparse", "Model"},
     # The MPI SwarmX and rank bookkeeping (lib/Runtime/Mpi,
@@ -32,7 +32,8 @@ ALLOWED = {
     # Tools sit on top; each one names what it drives.
     "wsc-run": {"Support", "Schedule", "Sparse", "Model", "Runtime", "RuntimeMPI"},
     "wsc-place": {"Support", "Model", "Placement"},
-    "wsc-opt": {"Support", "Sparse", "Model", "Placement", "Dialect", "Analysis", "Transforms"},
+    "wsc-opt": {"Support", "Schedule", "Sparse", "Model", "Placement", "Dialect", "Analysis",
+                "Transforms"},
     "wsc-translate": {"Support", "Schedule", "Sparse", "Model", "Placement", "Dialect",
                       "Analysis", "Target"},
     "python": {"Support", "Schedule", "Sparse", "Model", "Runtime"},

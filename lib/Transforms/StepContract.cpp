@@ -5,6 +5,8 @@
 #include "wsc/Analysis/AccessBounds.h"
 #include "wsc/Analysis/OpKinds.h"
 #include "wsc/Dialect/WSC/WSCDialect.h"
+#include "wsc/Dialect/WSC/WSCOps.h"
+#include "wsc/Schedule/Format.h"
 #include "wsc/Support/Limits.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -141,12 +143,36 @@ LogicalResult checkIndexingMaps(Operation *top) {
   return failure(result.wasInterrupted());
 }
 
-/// The nested ops the runtime refuses: a constant zero divisor, a gather
-/// from a batched tensor, a slice of part of the batch.
+/// An op nested in a kernel that the schedule has no entry for: a kernel
+/// body holds the schedule's body ops (include/wsc/Schedule/Format.h) and
+/// a structured op's region its scalar ops. An `scf.for` or any other op
+/// no pass lowered would otherwise reach wsc-translate, or a schedule the
+/// runtime cannot parse.
+LogicalResult checkRuntimeOp(Operation *op) {
+  Operation *parent = op->getParentOp();
+  std::string name = op->getName().getStringRef().str();
+  bool known = true;
+  // The step's own block holds wsc ops (kernels, SwarmX collectives), or
+  // body ops not yet formed into kernels (a pass run on its own).
+  if (llvm::isa_and_nonnull<KernelOp, func::FuncOp>(parent))
+    known = llvm::isa<linalg::LinalgOp, func::ReturnOp>(op) ||
+            llvm::isa_and_nonnull<WSCDialect>(op->getDialect()) ||
+            ::wsc::schedule::parse<::wsc::schedule::BodyOpKind>(name).has_value();
+  else if (llvm::isa_and_nonnull<linalg::LinalgOp>(parent))
+    known = llvm::isa<linalg::YieldOp>(op) || ::wsc::schedule::lookupScalarOp(name);
+  if (known)
+    return success();
+  return op->emitOpError("is not supported by the wsc runtime (the schedule has no entry "
+                         "for it), and no wsc pass lowers it");
+}
+
+/// The nested ops the runtime refuses: one the schedule cannot carry, a
+/// constant zero divisor, a gather from a batched tensor, a slice of part
+/// of the batch. An op nested in a refused one is not looked at.
 LogicalResult checkRegionOps(Operation *top, const BatchDims &dims) {
-  WalkResult result = top->walk([&](Operation *op) {
-    return failed(checkConstantDivisor(op)) || failed(checkGatherTable(op, dims)) ||
-                   failed(checkBatchSlice(op, dims))
+  WalkResult result = top->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    return failed(checkRuntimeOp(op)) || failed(checkConstantDivisor(op)) ||
+                   failed(checkGatherTable(op, dims)) || failed(checkBatchSlice(op, dims))
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });

@@ -242,3 +242,40 @@ func.func @half_batch(%x: tensor<4x8xf32> {wsc.input = 0 : i64}) -> (tensor<4x8x
   %r = tensor.insert_slice %s into %x[2, 0] [2, 8] [1, 1] : tensor<2x8xf32> into tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// An op no pass lowers is refused by wsc-opt at that op, not left for
+// wsc-translate to trip on (issue 40, class 10).
+func.func @loop_over_tensors(%x: tensor<4x8xf32> {wsc.input = 0 : i64}) -> (tensor<4x8xf32> {wsc.output = 0 : i64}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  // expected-error @+1 {{'scf.for' op is not supported by the wsc runtime (the schedule has no entry for it), and no wsc pass lowers it}}
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x) -> (tensor<4x8xf32>) {
+    %e = tensor.empty() : tensor<4x8xf32>
+    %s = linalg.add ins(%acc, %acc : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    scf.yield %s : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @loop_in_body(%x: tensor<4x8xf32> {wsc.input = 0 : i64}) -> (tensor<4x8xf32> {wsc.output = 0 : i64}) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    // expected-error @+1 {{'scf.for' op is not supported by the wsc runtime (the schedule has no entry for it), and no wsc pass lowers it}}
+    %s = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %a) -> (f32) {
+      %t = arith.addf %acc, %acc : f32
+      scf.yield %t : f32
+    }
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
