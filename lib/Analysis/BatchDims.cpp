@@ -164,6 +164,11 @@ struct Solver {
         }
         after *= shape[d];
       }
+      // A batch of one sample spans no more than its rows ([1, 72] into
+      // [1, 72, 1]): a group of one dim holds it all the same. Of a group
+      // of unit dims ([1, 16] into [1, 1, 16]) none can be told.
+      if (groups[*dim].size() == 1)
+        set(expanded, groups[*dim].front(), op, in);
     }
   }
 

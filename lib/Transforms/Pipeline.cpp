@@ -41,6 +41,8 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   canonicalize.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
   pm.addPass(createCanonicalizerPass(canonicalize));
   pm.addPass(createWSCLegalize());
+  // After the pads are decomposed, which BatchDims follows as linalg ops.
+  pm.addPass(createWSCRebatch(WSCRebatchOptions{options.batch}));
   pm.addPass(createWSCAttachTarget(
       WSCAttachTargetOptions{options.target, options.grid, options.systems, options.streamDType}));
   pm.addPass(createWSCVts(
@@ -76,6 +78,9 @@ static LogicalResult checkPipelineOptions(const PipelineOptions &options,
   if (!std::isfinite(seconds) || seconds <= 0)
     return error("wsc-pipeline: time-limit must be a finite number of seconds > 0, got " +
                  llvm::formatv("{0}", seconds).str());
+  if (options.batch < 0)
+    return error("wsc-pipeline: batch must be >= 1 (or 0, the traced batch), got " +
+                 Twine(int64_t(options.batch)));
   if (options.minParamElements < 1)
     return error("wsc-pipeline: min-param-elements must be >= 1, got " +
                  Twine(int64_t(options.minParamElements)));

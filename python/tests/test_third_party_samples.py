@@ -117,6 +117,31 @@ def test_inference_matches_upstream(path, tmp_path):
             check(g, w, f"output{k} on {systems} system(s)")
 
 
+@pytest.mark.parametrize("path", [_runnable(p) for p in RUNNABLE])
+def test_rebatched_samples_match_one_by_one(path, tmp_path):
+    """batch=N runs the file at another batch size: each sample of a run at
+    the new batch is that sample's output at the traced one. A file whose
+    samples wsc-opt cannot tell apart is refused at the op, naming batch=."""
+    func = entry_function(path)
+    inputs, weights = interface(path, func)
+    rng = np.random.default_rng(1)
+    traced = [random_args(path, func, rng, int_high=2) for _ in range(2)]
+    weight_values = {name: traced[0][i] for i, name in weights.items()}
+    batch = traced[0][inputs[0]].shape[0]
+    stacked = [np.concatenate([t[i] for t in traced]) for i in inputs]
+    try:
+        got = wsc_run(path, 1, stacked, weight_values, tmp_path, f"batch={2 * batch}")
+    except AssertionError as refused:
+        assert re.search(r"\.mlir:\d+:\d+: error: .*batch=", str(refused)), refused
+        return
+    for k in range(2):
+        run_dir = tmp_path / f"sample{k}"
+        run_dir.mkdir()
+        want = wsc_run(path, 1, [traced[k][i] for i in inputs], weight_values, run_dir)
+        for j, (g, w) in enumerate(zip(got, want)):
+            check(g[k * w.shape[0]:(k + 1) * w.shape[0]], w, f"output{j}, traced batch {k}")
+
+
 def compile_elided(path, tmp_path):
     """wsc-opt compiles a file with elided weights, warning that zeros stand
     in for them, and wsc-translate writes its schedule."""

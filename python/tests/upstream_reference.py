@@ -263,14 +263,16 @@ def wsc_tool(name: str, *args) -> subprocess.CompletedProcess:
 
 
 def wsc_run(path: Union[str, Path], systems: int, inputs: Sequence[np.ndarray],
-            weights: Dict[str, np.ndarray], tmp_path: Path) -> List[np.ndarray]:
+            weights: Dict[str, np.ndarray], tmp_path: Path,
+            options: str = "") -> List[np.ndarray]:
     """The file through the tools as docs/TorchMlirInput.md describes, all
     its outputs: `inputs` in wsc.input order, `weights` those the function
     takes as arguments (by wsc's names, "arg<N>"), added to the weights
-    --wsc-to-weights lifts from the IR when there are any."""
+    --wsc-to-weights lifts from the IR when there are any. `options` are
+    more of --wsc-pipeline's (`batch=4`)."""
     compiled, schedule = tmp_path / "model.wsc.mlir", tmp_path / "schedule.json"
     wfile, feed, out = (tmp_path / f"{n}.safetensors" for n in ("weights", "in", "out"))
-    wsc_tool("wsc-opt", path, f"--wsc-pipeline=systems={systems} stream-dtype=f32",
+    wsc_tool("wsc-opt", path, f"--wsc-pipeline=systems={systems} stream-dtype=f32 {options}",
              "-o", compiled)
     wsc_tool("wsc-translate", "--wsc-to-schedule", compiled, "-o", schedule)
     weights = dict(weights)

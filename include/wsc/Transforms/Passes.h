@@ -62,6 +62,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "inputs",
       llvm::cl::desc("outside exporters' input: positions of the arguments that are model "
                      "inputs (the others are weights); by default, told by their roles")};
+  Option<int64_t> batch{
+      *this, "batch",
+      llvm::cl::desc("run the graph at this batch size instead of the traced one (0: keep "
+                     "it); its samples must be independent"),
+      llvm::cl::init(0)};
   Option<bool> allowSramOverflow{
       *this, "allow-sram-overflow",
       llvm::cl::desc("warn instead of failing when no layout of a kernel fits in PE SRAM"),

@@ -218,6 +218,42 @@ def WSCLegalize : Pass<"wsc-legalize", "::mlir::ModuleOp"> {
                            "::mlir::cf::ControlFlowDialect"];
 }
 
+def WSCRebatch : Pass<"wsc-rebatch", "::mlir::ModuleOp"> {
+  let summary = "Run an imported graph at another batch size";
+  let description = [{
+    Runs in `--wsc-pipeline` after `wsc-legalize`, with its `batch=N`
+    option; with `batch=0` (the default) it changes nothing. An outside
+    exporter traces a graph at one batch size, often 1 (torch-mlir's usual
+    `tensor<1x3x224x224xf32>`); to see how the model maps onto a wafer at a
+    training-sized batch, every tensor's batch dim (as BatchDims finds it
+    from the `wsc.input` arguments) scales from the traced batch to `N`,
+    the function's type with them, and the ops whose attributes spell a
+    size follow their types: `tensor.expand_shape`'s output shape, the
+    sizes of a slice that takes the batch dim whole, and splat constants
+    with a batch dim. A batch dim that merges more than one sample's rows
+    (`[seq*batch, hidden]`) scales the same way.
+
+    The samples must be independent for that to be the same model. Errors,
+    at the op: a linalg op that sums over the batch dim (a loss, a batch
+    norm in training), a non-splat constant with a batch dim (a value per
+    traced sample), a slice that takes part of the batch dim or drops it,
+    and a function with no model input; `batch` < 0.
+
+    ```mlir
+    // Before, with batch=8
+    func.func @forward(%x: tensor<1x16xf32> {wsc.input = 0 : i64}, ...)
+        -> (tensor<1x8xf32> {wsc.output = 0 : i64})
+    // After
+    func.func @forward(%x: tensor<8x16xf32> {wsc.input = 0 : i64}, ...)
+        -> (tensor<8x8xf32> {wsc.output = 0 : i64})
+    ```
+  }];
+  let options = [
+    Option<"batch", "batch", "int64_t", /*default=*/"0",
+           "the batch size to run at (0: the traced one)">,
+  ];
+}
+
 def WSCVts : Pass<"wsc-vts", "::mlir::ModuleOp"> {
   let summary = "Run the padded part of a program on valid tokens only";
   let description = [{
