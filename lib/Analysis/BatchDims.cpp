@@ -70,6 +70,9 @@ struct Solver {
       unsettle(owner ? owner : value.getParentBlock()->getParentOp());
       for (Operation *user : value.getUsers()) {
         unsettle(user);
+        // A gather in a body is read by the structured op around it.
+        if (llvm::isa<tensor::ExtractOp>(user))
+          unsettle(user->getParentOp());
         if (user->hasTrait<OpTrait::IsTerminator>())
           unsettle(user->getParentOp());
       }
@@ -114,8 +117,33 @@ struct Solver {
     for (OpResult result : op->getResults())
       if (auto dim = get(result))
         noteLoop(resultMap(result), *dim, innerOf(result));
+    // A gather that indexes a tensor's dim by a loop's linalg.index reads
+    // along that loop as an indexing map would (torch-mlir's adaptive
+    // pooling gathers each sample's rows by the batch loop).
+    SmallVector<std::pair<tensor::ExtractOp, SmallVector<int64_t>>> gathers;
+    for (Operation &inner : op->getRegion(0).front())
+      if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(inner)) {
+        SmallVector<int64_t> loops;
+        for (Value index : extract.getIndices()) {
+          auto loop = index.getDefiningOp<linalg::IndexOp>();
+          loops.push_back(loop ? int64_t(loop.getDim()) : -1);
+        }
+        // The operands' maps decide first: a gather along another loop
+        // reads across samples, which checkGatherTable reports.
+        if (auto dim = get(extract.getTensor()); !batchLoop && dim && loops[*dim] >= 0) {
+          batchLoop = loops[*dim];
+          loopInner = innerOf(extract.getTensor());
+        }
+        gathers.push_back({extract, std::move(loops)});
+      }
     if (!batchLoop)
       return;
+    // A gathered tensor that already has its batch dim elsewhere is read
+    // across samples: checkGatherTable says so, not a conflict here.
+    for (auto &[extract, loops] : gathers)
+      for (auto [i, loop] : llvm::enumerate(loops))
+        if (loop == int64_t(*batchLoop) && !get(extract.getTensor()))
+          set(extract.getTensor(), i, op, loopInner);
     auto propagate = [&](Value value, AffineMap map) {
       for (auto [i, expr] : llvm::enumerate(map.getResults()))
         if (auto d = llvm::dyn_cast<AffineDimExpr>(expr))
@@ -291,14 +319,34 @@ LogicalResult mlir::wsc::checkClassLabels(func::FuncOp func) {
   return success();
 }
 
+/// The loop of `op` that runs over the batch dim of one of its operands
+/// holding `inner` elements per sample there, or -1.
+static int64_t batchLoopOf(linalg::LinalgOp op, const BatchDims &dims, int64_t inner) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    std::optional<int64_t> b = dims.lookup(operand.get());
+    if (!b || dims.lookupInner(operand.get()) != inner)
+      continue;
+    if (auto loop = llvm::dyn_cast<AffineDimExpr>(op.getMatchingIndexingMap(&operand).getResult(*b)))
+      return loop.getPosition();
+  }
+  return -1;
+}
+
 LogicalResult mlir::wsc::checkGatherTable(Operation *op, const BatchDims &dims) {
   auto extract = llvm::dyn_cast<tensor::ExtractOp>(op);
-  if (!extract || !llvm::isa_and_nonnull<linalg::LinalgOp>(op->getParentOp()) ||
-      !dims.lookup(extract.getTensor()))
+  auto linalgOp = llvm::dyn_cast_or_null<linalg::LinalgOp>(op->getParentOp());
+  std::optional<int64_t> b = extract ? dims.lookup(extract.getTensor()) : std::nullopt;
+  if (!linalgOp || !b)
+    return success();
+  // Per sample, a gather that reads its own sample's rows is an ordinary
+  // access (torch-mlir's adaptive pooling): the runtime holds that sample.
+  auto index = extract.getIndices()[*b].getDefiningOp<linalg::IndexOp>();
+  int64_t loop = batchLoopOf(linalgOp, dims, dims.lookupInner(extract.getTensor()));
+  if (index && loop >= 0 && int64_t(index.getDim()) == loop)
     return success();
   return op->emitOpError("gathers from a tensor with a batch dim (dim ")
-         << *dims.lookup(extract.getTensor())
-         << "); a gather reads a table that every sample shares, such as a parameter";
+         << *b << ") at an index other than the batch loop's linalg.index; a gather reads "
+         << "its own sample's rows, or a table that every sample shares, such as a parameter";
 }
 
 LogicalResult mlir::wsc::checkBatchSlice(Operation *op, const BatchDims &dims) {

@@ -110,6 +110,14 @@ RegionProgram RegionProgram::compile(const BodyOp &op, const Schedule &s) {
     in.resultType = s.values[rop.results[0]].dtype;
     in.pred = rop.predicate;
     in.dim = rop.dim;
+    if (rop.kind == ScalarOp::Extract) {
+      // The parser checked that a batched table's batch index is a batch
+      // loop's linalg.index.
+      if (std::optional<int> b = s.values[rop.operands[0]].batchDim) {
+        in.gatherBatchDim = *b;
+        in.dim = indexLoopOf(region.ops, rop.operands[1 + *b]);
+      }
+    }
     if (rop.kind == ScalarOp::Constant) {
       float f = static_cast<float>(rop.floatValue);
       if (in.resultType == DType::F16)

@@ -517,7 +517,9 @@ void RegionProgram::run(RegisterFile &rf, int n, const int64_t *loopIndex, int i
       for (int k = 0; k < n; ++k) {
         int64_t offset = 0;
         for (size_t d = 0; d < in.indices.size(); ++d) {
-          const int64_t i = rf.i(in.indices[d])[k];
+          int64_t i = rf.i(in.indices[d])[k];
+          if (static_cast<int>(d) == in.gatherBatchDim && rf.indexBase)
+            i -= rf.indexBase[in.dim];
           if (i < 0 || i >= src.shape[d])
             fail(where_, ": tensor.extract index ", i, " is out of bounds for dim ", d, " of size ",
                  src.shape[d], " (e.g. a token id outside the embedding table)");

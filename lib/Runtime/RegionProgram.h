@@ -33,6 +33,10 @@ struct Instr {
   int dim = 0;
   int tensor = -1;          // tensor.extract: index into gathers()
   std::vector<int> indices; // tensor.extract: one index register per dim
+  // tensor.extract from a batched tensor: its batch dim, indexed by
+  // linalg.index of loop `dim` (global positions; the tensor holds the
+  // local samples), or -1.
+  int gatherBatchDim = -1;
   int check = -1;           // cf.assert: index into checks()
 };
 
@@ -154,6 +158,10 @@ public:
   void bindI(int r, const int64_t *p) { iptr_[r] = const_cast<int64_t *>(p); }
   /// The tensors of RegionProgram::gathers(), in order.
   std::vector<GatherSource> gathers;
+  /// Per loop, what linalg.index adds to the local position (the first
+  /// local sample's global rows), or null: a gather from a batched tensor
+  /// takes it off again.
+  const int64_t *indexBase = nullptr;
 
 private:
   int lanes_;

@@ -54,6 +54,13 @@ Shape Schedule::sampleShape(int id, int64_t length) const {
 
 const char *phaseName(Phase p) { return schedule::stringify(p); }
 
+int indexLoopOf(const std::vector<RegionOp> &ops, int value) {
+  for (const RegionOp &op : ops)
+    if (op.kind == ScalarOp::Index && op.results.size() == 1 && op.results[0] == value)
+      return op.dim;
+  return -1;
+}
+
 std::vector<BatchShard> shardBatch(int64_t batch, int systems) {
   if (systems < 1 || batch < 0)
     fail("internal: cannot shard a batch of ", batch, " over ", systems, " systems");

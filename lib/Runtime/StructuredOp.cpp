@@ -456,6 +456,8 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
       }
     }
     rf.gathers = gathers;
+    if (shift)
+      rf.indexBase = indexBase.data();
     std::vector<int64_t> idx(L, 0), off(M), shown;
     for (int m = 0; m < M; ++m)
       off[m] = ops[m].access.base;

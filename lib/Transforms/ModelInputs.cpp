@@ -86,6 +86,7 @@ bool isTableLookup(tensor::ExtractOp extract) {
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.omitBlockArguments = true;
+  options.inclusive = true; // an index that is linalg.index itself
   for (Value index : extract.getIndices())
     (void)getBackwardSlice(index, &slice, options);
   return llvm::none_of(slice, [&](Operation *def) {
@@ -123,9 +124,14 @@ Role roleOf(Value start) {
     Value value = worklist.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(user))
+      // A table lookup reads a weight; a gather of each row's own entries
+      // (adaptive pooling) reads an input.
+      if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(user)) {
         if (extract.getTensor() == value && isTableLookup(extract))
           return Role::Weight;
+        if (extract.getTensor() == value)
+          found = Role::Input;
+      }
       auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(user);
       Role role = linalgOp ? roleIn(use, linalgOp) : Role::None;
       if (role == Role::Weight)

@@ -76,6 +76,7 @@ PARAMS = {
     "attention": {"torch_tensor_96_32_torch.float32", "proj_weight"},
     "resnet_block": {"torch_tensor_16_16_3_3_torch.float32", "conv2_weight"},
     "conv_pools": {"torch_tensor_16_16_3_3_torch.float32"},
+    "adaptive_pool": set(),  # 108 elements: a constant
     # Argument weights by position; splats and hex constants as const<N>.
     "jax_mlp": {"arg0", "arg1", "arg2", "arg3"},
     "splat_mlp": {"const0", "const1", "const2"},

@@ -446,8 +446,94 @@ def conv_pools():
     return model, w.text(out), (x,)
 
 
+class AdaptivePool(nn.Module):
+    """A convolution, then adaptive average pooling of 5x5 to 3x3: windows
+    that overlap and differ in size, as no fixed-stride pool has."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, bias=False)
+
+    def forward(self, x):
+        return nn.functional.adaptive_avg_pool2d(self.conv(x), 3)
+
+
+def _window_bounds(loop):
+    """The body lines of a window's rows along output dim `loop` (%o<loop>,
+    window loop %k<loop>, constants %size<loop> and %outs<loop>):
+    torch-mlir's start = floor(o * size / outs), end = ceil((o + 1) * size
+    / outs), the row clamped to start past the end (the gather must stay in
+    bounds)."""
+    o, k = f"%o{loop}", f"%k{loop}"
+    return [
+        f"%mul{loop} = arith.muli {o}, %size{loop} : index",
+        f"%start{loop} = arith.divsi %mul{loop}, %outs{loop} : index",
+        f"%next{loop} = arith.addi {o}, %one : index",
+        f"%mulnext{loop} = arith.muli %next{loop}, %size{loop} : index",
+        f"%end{loop} = arith.ceildivsi %mulnext{loop}, %outs{loop} : index",
+        f"%row{loop} = arith.addi %start{loop}, {k} : index",
+        f"%inside{loop} = arith.cmpi slt, %row{loop}, %end{loop} : index",
+        f"%at{loop} = arith.select %inside{loop}, %row{loop}, %start{loop} : index",
+    ]
+
+
+def adaptive_pool():
+    """torch-mlir's lowering of adaptive_avg_pool2d: a generic over the
+    output and a window of the largest size that gathers (tensor.extract)
+    from the batched activation by the batch loop's linalg.index and
+    computed rows, then a division by each window's size."""
+    torch.manual_seed(4)
+    model = AdaptivePool()
+    x = torch.randn(4, 3, 7, 7)
+    n = x.shape[0]
+    w = Writer("AdaptivePool", [x.shape])
+    conv_shape, out_shape = [n, 4, 5, 5], [n, 4, 3, 3]
+    k = w.resource(_numpy(model.conv.weight))
+    conv = w.named("conv_2d_nchw_fchw", ["%arg0", k], conv_shape,
+                   w.fill("0.000000e+00", conv_shape),
+                   "{dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ")
+    window = w.empty([3, 3])
+    sums = w._value(out_shape)
+    init = w.fill("0.000000e+00", out_shape)
+    ct = _type(conv_shape)
+    w._emit(f"{sums} = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> "
+            f"(d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], "
+            f'iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", '
+            f'"reduction"]}} ins({window} : tensor<3x3xf32>) outs({init} : {_type(out_shape)}) {{')
+    w.body.append("    ^bb0(%in: f32, %out: f32):")
+    lines = ["%one = arith.constant 1 : index", "%zero = arith.constant 0.000000e+00 : f32",
+             "%size0 = arith.constant 5 : index", "%outs0 = arith.constant 3 : index",
+             "%size1 = arith.constant 5 : index", "%outs1 = arith.constant 3 : index",
+             "%n = linalg.index 0 : index", "%c = linalg.index 1 : index",
+             "%o0 = linalg.index 2 : index", "%o1 = linalg.index 3 : index",
+             "%k0 = linalg.index 4 : index", "%k1 = linalg.index 5 : index"]
+    lines += _window_bounds(0) + _window_bounds(1)
+    lines += [f"%v = tensor.extract {conv}[%n, %c, %at0, %at1] : {ct}",
+              "%inside = arith.andi %inside0, %inside1 : i1",
+              "%term = arith.select %inside, %v, %zero : f32",
+              "%acc = arith.addf %term, %out : f32"]
+    for line in lines:
+        w._emit("  " + line)
+    w._emit("  linalg.yield %acc : f32")
+    w._emit(f"}} -> {_type(out_shape)}")
+    # Each window's size, (end - start) per dim, divides its sum.
+    divide = ["%one = arith.constant 1 : index", "%size0 = arith.constant 5 : index",
+              "%outs0 = arith.constant 3 : index", "%size1 = arith.constant 5 : index",
+              "%outs1 = arith.constant 3 : index",
+              "%o0 = linalg.index 2 : index", "%o1 = linalg.index 3 : index"]
+    for loop in (0, 1):
+        divide += _window_bounds(loop)[:5]
+        divide.append(f"%len{loop} = arith.subi %end{loop}, %start{loop} : index")
+    divide += ["%count = arith.muli %len0, %len1 : index",
+               "%count64 = arith.index_cast %count : index to i64",
+               "%countf = arith.sitofp %count64 : i64 to f32",
+               "%t0 = arith.divf %in0, %countf : f32"]
+    out = w.elementwise([sums], [_identity(4)], out_shape, divide)
+    return model, w.text(out), (x,)
+
+
 MODELS = {"mlp": mlp, "attention": attention, "resnet_block": resnet_block,
-          "conv_pools": conv_pools}
+          "conv_pools": conv_pools, "adaptive_pool": adaptive_pool}
 
 if __name__ == "__main__":
     import sys

@@ -187,7 +187,7 @@ func.func @gathers_from_a_batched_tensor(%table: tensor<10x4xf32> {wsc.label = 0
   ^bb0(%id: i64, %out: f32):
     %row = arith.index_cast %id : i64 to index
     %col = linalg.index 1 : index
-    // expected-error @+1 {{'tensor.extract' op gathers from a tensor with a batch dim (dim 0); a gather reads a table that every sample shares, such as a parameter}}
+    // expected-error @+1 {{'tensor.extract' op gathers from a tensor with a batch dim (dim 0) at an index other than the batch loop's linalg.index; a gather reads its own sample's rows, or a table that every sample shares, such as a parameter}}
     %v = tensor.extract %table[%row, %col] : tensor<10x4xf32>
     linalg.yield %v : f32
   } -> tensor<10x4xf32>
@@ -278,4 +278,22 @@ func.func @loop_in_body(%x: tensor<4x8xf32> {wsc.input = 0 : i64}) -> (tensor<4x
     linalg.yield %s : f32
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A gather from a batched tensor by a loop other than the batch loop reads
+// other samples' rows, which another system holds.
+func.func @gathers_across_samples(%x: tensor<4x4xf32> {wsc.input = 0 : i64}) -> (tensor<4x4xf32> {wsc.output = 0 : i64}) {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %row = linalg.index 1 : index
+    %col = linalg.index 0 : index
+    // expected-error @+1 {{'tensor.extract' op gathers from a tensor with a batch dim (dim 0) at an index other than the batch loop's linalg.index; a gather reads its own sample's rows, or a table that every sample shares, such as a parameter}}
+    %v = tensor.extract %x[%row, %col] : tensor<4x4xf32>
+    %s = arith.addf %in, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %g : tensor<4x4xf32>
 }

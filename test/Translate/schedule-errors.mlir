@@ -297,7 +297,7 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
       ^bb0(%id: i64, %out: f32):
         %row = arith.index_cast %id : i64 to index
         %col = linalg.index 1 : index
-        // expected-error @+1 {{'tensor.extract' op gathers from a tensor with a batch dim (dim 0); a gather reads a table that every sample shares, such as a parameter}}
+        // expected-error @+1 {{'tensor.extract' op gathers from a tensor with a batch dim (dim 0) at an index other than the batch loop's linalg.index; a gather reads its own sample's rows, or a table that every sample shares, such as a parameter}}
         %v = tensor.extract %table[%row, %col] : tensor<4x3xf32>
         linalg.yield %v : f32
       } -> tensor<4x3xf32>

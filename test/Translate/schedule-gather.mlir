@@ -35,3 +35,10 @@
 // BATCH: value [6, 2] batch_dim 0
 // BATCH: value [3, 2, 2] batch_dim 1
 // BATCH: value [2, 3, 2] batch_dim 0
+
+// A gather from the batched input itself, by the batch loop's linalg.index
+// (torch-mlir's adaptive pooling), compiles on two systems: each reads its
+// own samples' rows.
+// RUN: wsc-opt %S/Inputs/adaptive-pool.mlir --wsc-pipeline="systems=2" -o %t.pool.mlir 2>/dev/null
+// RUN: wsc-translate --wsc-to-schedule %t.pool.mlir | %python -c "import json, sys; d = json.load(sys.stdin); v = {x['id']: x for x in d['values']}; [print('gather from', v[o['operands'][0]]['shape'], 'batch_dim', v[o['operands'][0]].get('batch_dim')) for s in d['steps'] if s['op'] == 'kernel' for b in s['body']['ops'] if b['op'] == 'linalg' for o in b['region']['ops'] if o['op'] == 'tensor.extract']" | FileCheck %s --check-prefix=POOL
+// POOL: gather from [4, 2, 3, 3] batch_dim 0

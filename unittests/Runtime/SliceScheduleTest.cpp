@@ -149,11 +149,13 @@ TEST(SliceSchedule, RejectsMalformedGathers) {
     EXPECT_SCHEDULE_ERROR(doc, "result type differs from the tensor's");
   }
   {
-    // Gather from the (batched) init tensor of the gather itself.
+    // Gather from the (batched, rank-3) init tensor of the gather itself,
+    // its batch dim indexed by a token id rather than the batch loop.
     json doc = fixture();
     json &g = gatherOp(doc);
     g["operands"][0] = bodyOp(doc, "tensor.empty")["results"][0];
-    EXPECT_SCHEDULE_ERROR(doc, "cannot gather from a tensor with a batch dim");
+    g["operands"].push_back(g["operands"][2]);
+    EXPECT_SCHEDULE_ERROR(doc, "must index it by linalg.index of a batch loop");
   }
 }
 

@@ -172,6 +172,11 @@ struct Region {
   std::vector<int> yields;
 };
 
+/// The loop whose `linalg.index` among `ops` defines body value `value`,
+/// or -1. A gather from a batched tensor indexes its batch dim so: by the
+/// batch loop, its own sample's rows.
+int indexLoopOf(const std::vector<RegionOp> &ops, int value);
+
 struct BodyOp {
   BodyOpKind kind = BodyOpKind::Empty;
   std::string name; // op name; for linalg the source op (linalg.matmul, ...)

@@ -429,6 +429,12 @@ void BodyParser::parseRegion(const JsonReader &j, BodyOp &op, int bodyScope, int
   JsonReader ops = j.at(key::block::kOps);
   ops.requireArray();
   regionOperands_ = static_cast<int64_t>(op.operands.size());
+  regionOps_ = &r.ops;
+  batchLoops_.assign(numLoops, false);
+  for (size_t m = 0; m < op.maps.size() && m < op.operands.size(); ++m)
+    if (std::optional<int> b = s_.values[op.operands[m]].batchDim)
+      if (*b < static_cast<int>(op.maps[m].size()) && op.maps[m][*b].isDim())
+        batchLoops_[op.maps[m][*b].terms[0].first] = true;
   for (size_t i = 0; i < ops.size(); ++i)
     r.ops.push_back(parseRegionOp(ops[i], scope, bodyScope, numLoops));
   JsonReader yields = j.at(key::block::kYields);
@@ -564,8 +570,6 @@ void BodyParser::checkExtract(const JsonReader &j, const RegionOp &op) {
   const ValueSpec &t = s_.values[op.operands[0]];
   if (t.shape.empty())
     operands[0].error("tensor.extract reads a tensor of rank >= 1");
-  if (t.batchDim)
-    operands[0].error("tensor.extract cannot gather from a tensor with a batch dim");
   if (op.operands.size() != t.shape.size() + 1)
     operands.error("tensor.extract from a rank-", t.shape.size(), " tensor takes ", t.shape.size(),
                    " indices, got ", op.operands.size() - 1);
@@ -574,6 +578,15 @@ void BodyParser::checkExtract(const JsonReader &j, const RegionOp &op) {
       operands[i].error("tensor.extract indices must be index values");
   if (s_.values[op.results[0]].dtype != t.dtype)
     j.at(key::region_op::kResults)[0].error("tensor.extract result type differs from the tensor's");
+  // A batched tensor holds the local samples only: a gather reads its own
+  // sample's rows, by the batch loop's linalg.index, of samples whole.
+  if (t.batchDim) {
+    const int loop = indexLoopOf(*regionOps_, op.operands[1 + *t.batchDim]);
+    if (loop < 0 || loop >= static_cast<int>(batchLoops_.size()) || !batchLoops_[loop])
+      operands[1 + *t.batchDim].error("tensor.extract from a tensor with a batch dim (dim ",
+                                      *t.batchDim, ") must index it by linalg.index of a batch "
+                                      "loop: each system holds only its own samples");
+  }
 }
 
 } // namespace wsc::rt::schedule_parser

@@ -54,6 +54,8 @@ private:
   Schedule &s_;
   ValueScopes &scopes_;
   int64_t regionOperands_ = 0; // operands of the linalg op whose region is parsed
+  const std::vector<RegionOp> *regionOps_ = nullptr; // its region's ops parsed so far
+  std::vector<bool> batchLoops_; // its loops over an operand's batch dim
 };
 
 } // namespace wsc::rt::schedule_parser
