@@ -474,6 +474,12 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
   for (auto [i, live] : llvm::enumerate(ArrayRef(peak.live).take_front(3)))
     os << (i ? ", " : ": ") << describeValue(live.value) << " " << live.bytes << " B";
   os << (peak.live.size() > 3 ? ", ...)" : ")");
+  // Name the option that would make it fit, when one does.
+  bool layerPipelined = isLayerPipelined(func->getParentOfType<ModuleOp>());
+  if (!offload && !layerPipelined &&
+      fitStepSram(func, *dims, localBatch, target, true).withOffload.bytes <= target.sramPerPe)
+    os << "; offload-activations=true (wsc.compile(offload_activations=True)) keeps the "
+       << "activations for the backward pass in MemoryX and makes it fit";
   if (assignOptions.allowSramOverflow) {
     reportWarning(func->getParentOfType<ModuleOp>(), kernel.getLoc(), text);
     return success();

@@ -94,6 +94,27 @@ double weightStreamingStep(ModuleOp module, int64_t batch, TargetAttr target,
   return weightStreamingPass(func, *dims, batch, streams, spec).busy;
 }
 
+/// Whether the step fits PE SRAM in the layouts wsc-assign-layouts would
+/// choose in layer-pipelined mode (on a copy of the module); when not,
+/// `whyNot` is its first error ("the step's live values need ...").
+bool layerPipelinedFits(ModuleOp module, std::string &whyNot) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  copy.get()->setAttr(WSCDialect::getModeAttrName(),
+                      ExecutionModeAttr::get(module.getContext(), ExecutionMode::LayerPipelined));
+  func::FuncOp func = *copy->getOps<func::FuncOp>().begin();
+  FailureOr<BatchDims> dims = BatchDims::compute(func);
+  if (failed(dims))
+    return false;
+  ScopedDiagnosticHandler keep(module.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && whyNot.empty())
+      whyNot = diag.str();
+    return success();
+  });
+  LayoutAssignOptions options;
+  return succeeded(
+      assignLayouts(func, *dims, samplesOnWafer(*copy, dims->getGlobalBatch(), 1), options));
+}
+
 struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass> {
   using Base::Base;
 
@@ -149,14 +170,22 @@ struct SelectModePass : public mlir::wsc::impl::WSCSelectModeBase<SelectModePass
     // Both modes can run: auto takes the faster step, each estimated before
     // layouts and placement (the later passes report the final figures).
     std::string speeds;
+    // Only a mode that fits is chosen: the wafer's SRAM in all (the
+    // footprint above), and each PE's in its layouts.
     if (!forced && fits && oneSystem) {
       std::string whyNot;
       FailureOr<double> lp = layerPipelinedStep(module, func, *dims, batch, spec, whyNot);
       double ws = weightStreamingStep(module, batch, target, spec);
-      if (succeeded(lp) && *lp <= ws)
+      std::string overflow;
+      bool lpFits = succeeded(lp) && layerPipelinedFits(module, overflow);
+      if (lpFits && *lp <= ws)
         chosen = ExecutionMode::LayerPipelined;
-      speeds = "; estimated step: weight streaming " + formatReportSeconds(ws) + ", layer-pipelined " +
-               (succeeded(lp) ? formatReportSeconds(*lp) + " at best" : "none (" + whyNot + ")");
+      speeds = "; estimated step: weight streaming " + formatReportSeconds(ws) + ", layer-pipelined ";
+      if (failed(lp))
+        speeds += "none (" + whyNot + ")";
+      else
+        speeds += formatReportSeconds(*lp) + " at best" +
+                  (lpFits ? "" : ", but its layouts do not fit PE SRAM (" + overflow + ")");
     }
 
     std::string numbers = llvm::formatv(

@@ -108,3 +108,26 @@ def test_offloaded_activations_fit_and_train_the_same():
         sum(4 * torch.Size(v["shape"]).numel() for v in back))
     assert ours["bytes_out"] - theirs["bytes_out"] == pytest.approx(
         ours["bytes_in"] - theirs["bytes_in"])
+
+
+def _googlenet(size, **options):
+    """torchvision's GoogLeNet (no auxiliary heads), batch 2, mode auto."""
+    import torchvision.models as tv
+    torch.manual_seed(0)
+    model = tv.googlenet(weights=None, num_classes=10, aux_logits=False, init_weights=True)
+    x, y = torch.randn(2, 3, size, size), torch.randint(0, 10, (2,))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    return wsc.compile(model, nn.CrossEntropyLoss(), opt, x, y, **options)
+
+
+def test_auto_takes_only_a_mode_whose_layouts_fit():
+    """At 224x224 GoogLeNet's footprint fits the wafer and layer-pipelined
+    is estimated faster, but its layouts need more than a PE's SRAM at the
+    last inception block: auto streams weights instead, and says why. (It
+    used to take layer-pipelined and fail in wsc-assign-layouts.) At 96x96
+    both fit, and auto keeps the faster one."""
+    report = _googlenet(224, offload_activations=True).report()
+    assert report["mode"] == "weight_streaming"
+    assert "but its layouts do not fit PE SRAM (the step's live values need" in \
+        report["mode_reason"], report["mode_reason"]
+    assert _googlenet(96).report()["mode"] == "layer_pipelined"

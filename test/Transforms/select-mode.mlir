@@ -50,6 +50,11 @@
 // STREAM-BOUND: remark: mode layer_pipelined (auto): {{.*}}; estimated step: weight streaming 290.17 us, layer-pipelined 0.47 us at best
 // Forced, the mode is kept whatever the estimates, and none is printed.
 // RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-form-kernels --wsc-select-mode=mode=layer_pipelined -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED-LP
+// On an 8x8 wafer the same model's footprint fits, but no layout of its
+// layer-pipelined kernels fits a PE: auto says so, and streams weights
+// (where micro-batching makes it fit, issue 40 class 7).
+// RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-attach-target="grid=8x8" --wsc-form-kernels --wsc-select-mode -o /dev/null 2>&1 | FileCheck %s --check-prefix=LP-OVERFLOW
+// LP-OVERFLOW: remark: mode weight_streaming (auto): {{.*}} fits in wafer SRAM 3.0 MB; estimated step: weight streaming {{.*}}, layer-pipelined {{.*}} at best, but its layouts do not fit PE SRAM (kernel '2.bwd': no layout fits the 49152-byte PE SRAM; the smallest (fig15) needs 65536 bytes per PE)
 // FORCED-LP: remark: mode layer_pipelined (forced): {{.*}} fits in wafer SRAM 38.9 GB{{$}}
 
 // RUN: echo "module {}" | not wsc-opt --wsc-select-mode 2>&1 | FileCheck %s --check-prefix=EMPTY

@@ -11,7 +11,7 @@
 // CHECK: "offload": "6 activations kept for the backward pass stream to MemoryX and back
 // CHECK: "values": [
 // CHECK: "offload_back_at": {{[0-9]+}},
-// RESIDENT: error: the step's live values need {{[0-9]+}} bytes per PE at kernel
+// RESIDENT: error: the step's live values need {{[0-9]+}} bytes per PE at kernel {{.*}}; offload-activations=true (wsc.compile(offload_activations=True)) keeps the activations for the backward pass in MemoryX and makes it fit
 
 // A value marked for MemoryX that no backward kernel reads back.
 module attributes {wsc.mode = #wsc.mode<weight_streaming>} {

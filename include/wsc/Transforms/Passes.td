@@ -372,13 +372,18 @@ def WSCFormKernels : Pass<"wsc-form-kernels", "::mlir::ModuleOp"> {
 def WSCSelectMode : Pass<"wsc-select-mode", "::mlir::ModuleOp"> {
   let summary = "Choose weight-streaming or layer-pipelined execution";
   let description = [{
-    `auto` picks layer-pipelined when the model runs on one system and the
-    weights, their on-wafer optimizer state and gradients, the stored
+    `auto` considers layer-pipelined when the model runs on one system and
+    the weights, their on-wafer optimizer state and gradients, the stored
     activations and the pipeline buffers (stage i of Np holds 2(Np-i)-1
-    samples in flight) fit in wafer SRAM, and weight-streaming otherwise.
-    Layer-pipelined mode runs on one wafer, so forcing it with more than one
-    system is an error. The choice is explained with its numbers as a
-    remark.
+    samples in flight) fit in wafer SRAM, and every kernel has a placement
+    on the wafer; it takes it only when its layouts also fit each PE's
+    SRAM (wsc-assign-layouts' choice, tried on a copy) and its estimated
+    step is no slower than weight streaming's, and weight-streaming
+    otherwise. Layer-pipelined mode runs on one wafer, so forcing it with
+    more than one system is an error. The choice is explained with its
+    numbers as a remark, including why layer-pipelined was not taken
+    ("... at best, but its layouts do not fit PE SRAM (kernel '2.bwd': no
+    layout fits ...)").
 
     Sets the `wsc.mode` module attribute:
 
