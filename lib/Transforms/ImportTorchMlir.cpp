@@ -69,6 +69,9 @@ bool isCompilable(Operation *op) {
   return llvm::isa_and_present<arith::ArithDialect, math::MathDialect>(op->getDialect());
 }
 
+/// The reduced-precision floats a weight may be, from an f32 master copy.
+bool isReducedFloat(Type type) { return type.isBF16() || type.isF16(); }
+
 bool isStatic(Type type) {
   auto shaped = llvm::dyn_cast<ShapedType>(type);
   return !shaped || shaped.hasStaticShape();
@@ -408,21 +411,33 @@ LogicalResult Importer::liftGlobal(Operation *load, ml_program::GlobalOp global)
     return global.emitOpError("has no initial value in the module; wsc takes the "
                               "weights of an imported model from its IR");
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+  bool reduced = type && isReducedFloat(type.getElementType());
+  if (!type || !type.hasStaticShape() || !(type.getElementType().isF32() || reduced))
     return global.emitOpError("holds ")
            << value.getType() << "; weights become MemoryX parameters, which are "
-           << "static f32 tensors";
+           << "static f32 tensors (or bf16 and f16, from f32 master copies)";
   if (load->getResult(0).getType() != type)
     return load->emitOpError("reads ")
            << load->getResult(0).getType() << " from a global of " << type;
-  if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value))
-    if (failed(blobBytes(resource, global)))
+  if (auto resource = llvm::dyn_cast<DenseResourceElementsAttr>(value)) {
+    FailureOr<ArrayRef<char>> bytes = blobBytes(resource, global);
+    if (failed(bytes))
       return failure();
+    if (reduced)
+      value = toDense(type, *bytes);
+  }
+  if (reduced)
+    value = mlir::wsc::widenToF32(llvm::cast<DenseElementsAttr>(value));
   FailureOr<BlockArgument> arg =
       paramFor(global.getSymNameAttr(), global.getSymName(), value, global.getLoc());
   if (failed(arg))
     return failure();
-  load->getResult(0).replaceAllUsesWith(*arg);
+  Value replacement = *arg;
+  if (reduced) {
+    OpBuilder b(load);
+    replacement = mlir::wsc::narrowedWeight(b, load->getLoc(), *arg, type);
+  }
+  load->getResult(0).replaceAllUsesWith(replacement);
   load->erase();
   return success();
 }
@@ -468,9 +483,17 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
       constant.setValueAttr(toDense(type, bytes));
     return success();
   }
-  if (!type.getElementType().isF32())
+  // A bf16 or f16 weight keeps an f32 master copy in MemoryX, and is
+  // rounded back to its type where it is read.
+  bool reduced = isReducedFloat(type.getElementType());
+  if (!type.getElementType().isF32() && !reduced)
     return constant.emitOpError("is a weight of ")
-           << type << "; weights become MemoryX parameters, which are f32";
+           << type << "; weights become MemoryX parameters, which are f32 (or bf16 and "
+           << "f16, from f32 master copies)";
+  if (reduced) {
+    value = mlir::wsc::widenToF32(resource ? toDense(type, bytes)
+                                           : llvm::cast<DenseElementsAttr>(value));
+  }
   // A value used twice is lifted, and named, once. Not so a splat: files
   // that strip their weights write every layer's as one (dense<1.0>), and
   // equal splats say nothing about a shared weight.
@@ -483,7 +506,12 @@ LogicalResult Importer::importConstant(arith::ConstantOp constant) {
       paramFor(key, name, llvm::cast<ElementsAttr>(value), constant.getLoc());
   if (failed(arg))
     return failure();
-  constant.getResult().replaceAllUsesWith(*arg);
+  Value replacement = *arg;
+  if (reduced) {
+    OpBuilder b(constant);
+    replacement = mlir::wsc::narrowedWeight(b, constant.getLoc(), *arg, type);
+  }
+  constant.getResult().replaceAllUsesWith(replacement);
   constant.erase();
   return success();
 }

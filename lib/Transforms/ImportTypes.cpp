@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -122,3 +123,28 @@ LogicalResult mlir::wsc::widenIntegerArguments(func::FuncOp func) {
   func.setFunctionType(b.getFunctionType(types, func.getResultTypes()));
   return success();
 }
+
+DenseElementsAttr mlir::wsc::widenToF32(DenseElementsAttr value) {
+  auto type = llvm::cast<ShapedType>(value.getType());
+  SmallVector<float> values;
+  for (const APFloat &f : value.getValues<APFloat>())
+    values.push_back(f.convertToFloat() /* exact: bf16 and f16 are subsets of f32 */);
+  return DenseElementsAttr::get(type.clone(Float32Type::get(value.getContext())),
+                                ArrayRef<float>(values));
+}
+
+Value mlir::wsc::narrowedWeight(OpBuilder &builder, Location loc, Value master,
+                                RankedTensorType type) {
+  Value init = tensor::EmptyOp::create(builder, loc, type.getShape(), type.getElementType());
+  AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(), utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, type, ValueRange{master}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value narrow = arith::TruncFOp::create(b, l, type.getElementType(), args[0]);
+        linalg::YieldOp::create(b, l, narrow);
+      });
+  return generic.getResult(0);
+}
+

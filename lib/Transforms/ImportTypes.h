@@ -28,6 +28,15 @@ void foldF64Scalars(func::FuncOp func);
 /// error at that op.
 LogicalResult widenIntegerArguments(func::FuncOp func);
 
+/// A reduced-precision float weight (bf16, f16) as the f32 value of its
+/// MemoryX master copy: the same numbers, exactly.
+DenseElementsAttr widenToF32(DenseElementsAttr value);
+
+/// Where a reduced-precision weight was read, its f32 master copy `master`
+/// rounded back to `type` (an elementwise arith.truncf, exact on values
+/// the weight held), built at `builder`'s insertion point.
+Value narrowedWeight(OpBuilder &builder, Location loc, Value master, RankedTensorType type);
+
 } // namespace mlir::wsc
 
 #endif // WSC_LIB_TRANSFORMS_IMPORTTYPES_H

@@ -86,7 +86,6 @@ NOT_YET = {
     "tpp-mlir__tf-bert-multi-head-attention.upgraded.mlir":
         "returns the first sample's slice of a batch of 32, which wsc-opt refuses: a result "
         "holds the whole batch",
-    "tpp-mlir__torch-dynamo-mlp-bf16-3x1024.mlir": "bf16 weights and compute (class 4)",
 }
 
 
@@ -182,3 +181,58 @@ def test_elided_weights_compile_for_model_only(path, tmp_path):
     _, schedule = compile_elided(path, tmp_path)
     out = wsc_tool("wsc-run", schedule, "--model-only").stdout
     assert re.search(r"summary: modeled step [0-9.]+ [num]?s", out), out
+
+
+def _bf16_hex(rng, shape):
+    from upstream_reference import _bf16_bits
+    bits = _bf16_bits(rng.standard_normal(shape).astype(np.float32) * 0.5)
+    return '"0x' + bits.astype("<u2").tobytes().hex().upper() + '"'
+
+
+def test_bf16_weights_with_values_match_upstream(tmp_path):
+    """The bf16 sample's weights are splats, and its outputs saturate; here
+    a torch-mlir dynamo bf16 MLP with real weights (a 64x32 parameter,
+    streamed from its f32 master copy, and bf16 constants) runs in bf16 as
+    upstream's lowering does: every op, and each term of a matmul's sum,
+    rounded to bf16."""
+    rng = np.random.default_rng(3)
+    text = f"""#map = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+module attributes {{torch.debug_module_name = "_lambda"}} {{
+  func.func @forward(%arg0: tensor<8x64xbf16>) -> tensor<8x16xbf16> {{
+    %w0 = arith.constant dense<{_bf16_hex(rng, (64, 32))}> : tensor<64x32xbf16>
+    %b0 = arith.constant dense<{_bf16_hex(rng, (32,))}> : tensor<32xbf16>
+    %w1 = arith.constant dense<{_bf16_hex(rng, (32, 16))}> : tensor<32x16xbf16>
+    %zero = arith.constant 0.000000e+00 : bf16
+    %e0 = tensor.empty() : tensor<8x32xbf16>
+    %f0 = linalg.fill ins(%zero : bf16) outs(%e0 : tensor<8x32xbf16>) -> tensor<8x32xbf16>
+    %m0 = linalg.matmul ins(%arg0, %w0 : tensor<8x64xbf16>, tensor<64x32xbf16>) outs(%f0 : tensor<8x32xbf16>) -> tensor<8x32xbf16>
+    %h = linalg.generic {{indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel"]}} ins(%m0, %b0 : tensor<8x32xbf16>, tensor<32xbf16>) outs(%e0 : tensor<8x32xbf16>) {{
+    ^bb0(%in: bf16, %in_1: bf16, %out: bf16):
+      %s = arith.addf %in, %in_1 : bf16
+      %p = arith.cmpf ugt, %s, %zero : bf16
+      %r = arith.select %p, %s, %zero : bf16
+      linalg.yield %r : bf16
+    }} -> tensor<8x32xbf16>
+    %e1 = tensor.empty() : tensor<8x16xbf16>
+    %f1 = linalg.fill ins(%zero : bf16) outs(%e1 : tensor<8x16xbf16>) -> tensor<8x16xbf16>
+    %m1 = linalg.matmul ins(%h, %w1 : tensor<8x32xbf16>, tensor<32x16xbf16>) outs(%f1 : tensor<8x16xbf16>) -> tensor<8x16xbf16>
+    return %m1 : tensor<8x16xbf16>
+  }}
+}}
+"""
+    path = tmp_path / "bf16_mlp.mlir"
+    path.write_text(text)
+    args = random_args(path, "forward", np.random.default_rng(4), scale=1.0)
+    want = run_function(path, "forward", args)
+    inputs, weights = interface(path, "forward")
+    assert not weights and inputs == [0]
+    for systems in (1, 2):
+        run_dir = tmp_path / f"systems{systems}"
+        run_dir.mkdir()
+        got = wsc_run(path, systems, [args[0]], {}, run_dir)
+        assert len(got) == 1
+        check(got[0], want[0], f"on {systems} system(s)")
+    params = subprocess.run([compiler.tool_path("wsc-opt"), str(path), "--wsc-pipeline"],
+                            capture_output=True, text=True, check=True).stdout
+    assert re.search(r"wsc\.(memx|wafer)\.param @const0 : tensor<64x32xf32>", params), "no f32 master"

@@ -47,6 +47,11 @@ def load(path: str) -> Dict[str, np.ndarray]:
         if name == "__metadata__":
             continue
         begin, end = entry["data_offsets"]
+        if entry["dtype"] == "BF16" and 0 <= begin <= end <= len(data) and (end - begin) % 2 == 0:
+            # numpy has no bfloat16: its values, exactly, as float32.
+            bits = np.frombuffer(data[begin:end], dtype=np.uint16).astype(np.uint32) << 16
+            result[name] = bits.view(np.float32).reshape(entry["shape"]).copy()
+            continue
         dtype = _DTYPES.get(entry["dtype"])
         if dtype is None or not 0 <= begin <= end <= len(data):
             raise ValueError(f"{path}: tensor {name!r} is malformed")

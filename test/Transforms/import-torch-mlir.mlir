@@ -137,15 +137,54 @@ func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x2xf32> {
 
 // -----
 
-func.func @forward(%x: tensor<2x4xf32>) -> tensor<4x4xf16> {
-  // expected-error @+1 {{'arith.constant' op is a weight of 'tensor<4x4xf16>'; weights become MemoryX parameters, which are f32}}
-  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]]> : tensor<4x4xf16>
-  return %w : tensor<4x4xf16>
+// A bf16 weight (torch-mlir dynamo's bf16 export) becomes a parameter of
+// its f32 master copy, rounded back to bf16 where it is read; the compute
+// stays bf16 (issue 40, class 4).
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x4xbf16> {wsc.input = 0 : i64}
+// CHECK-SAME: %[[W:[^:]*]]: tensor<4x4xf32> {wsc.initial_value = dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], {{.*}}> : tensor<4x4xf32>, wsc.param = "const{{[0-9]+}}"}
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.matmul ins(%[[X]], %[[N]] : tensor<2x4xbf16>, tensor<4x4xbf16>)
+func.func @forward(%x: tensor<2x4xbf16>) -> tensor<2x4xbf16> {
+  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]]> : tensor<4x4xbf16>
+  %cst = arith.constant 0.000000e+00 : bf16
+  %e = tensor.empty() : tensor<2x4xbf16>
+  %f = linalg.fill ins(%cst : bf16) outs(%e : tensor<2x4xbf16>) -> tensor<2x4xbf16>
+  %y = linalg.matmul ins(%x, %w : tensor<2x4xbf16>, tensor<4x4xbf16>) outs(%f : tensor<2x4xbf16>) -> tensor<2x4xbf16>
+  return %y : tensor<2x4xbf16>
 }
 
 // -----
 
-// expected-error @+1 {{'ml_program.global' op holds 'tensor<4xi32>'; weights become MemoryX parameters, which are static f32 tensors}}
+// So does a global's: the load becomes the rounding of its master copy.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x4xf16> {wsc.input = 0 : i64}
+// CHECK-SAME: %[[W:[^:]*]]: tensor<4x4xf32> {wsc.initial_value = dense<2.500000e-01> : tensor<4x4xf32>, wsc.param = "w16"}
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%[[W]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: linalg.matmul ins(%[[X]], %[[N]] : tensor<2x4xf16>, tensor<4x4xf16>)
+ml_program.global private @w16(dense<0.25> : tensor<4x4xf16>) : tensor<4x4xf16>
+func.func @forward(%x: tensor<2x4xf16>) -> tensor<2x4xf16> {
+  %w = ml_program.global_load_const @w16 : tensor<4x4xf16>
+  %cst = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<2x4xf16>
+  %f = linalg.fill ins(%cst : f16) outs(%e : tensor<2x4xf16>) -> tensor<2x4xf16>
+  %y = linalg.matmul ins(%x, %w : tensor<2x4xf16>, tensor<4x4xf16>) outs(%f : tensor<2x4xf16>) -> tensor<2x4xf16>
+  return %y : tensor<2x4xf16>
+}
+
+// -----
+
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<4x4xf64> {
+  // expected-error @+1 {{'arith.constant' op is a weight of 'tensor<4x4xf64>'; weights become MemoryX parameters, which are f32 (or bf16 and f16, from f32 master copies)}}
+  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 5.0]]> : tensor<4x4xf64>
+  return %w : tensor<4x4xf64>
+}
+
+// -----
+
+// expected-error @+1 {{'ml_program.global' op holds 'tensor<4xi32>'; weights become MemoryX parameters, which are static f32 tensors (or bf16 and f16, from f32 master copies)}}
 ml_program.global private @w(dense<[1, 2, 3, 4]> : tensor<4xi32>) : tensor<4xi32>
 func.func @forward(%x: tensor<2x4xf32>) -> tensor<4xi32> {
   %w = ml_program.global_load_const @w : tensor<4xi32>

@@ -124,6 +124,8 @@ def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
       ReLU's zeros); named by its `dense_resource` key, or `const<N>`.
       One non-splat value used twice is one parameter, each splat its own.
 
+    A bf16 or f16 weight is lifted as its f32 master copy, and an
+    elementwise `arith.truncf` rounds it back where it was read.
     Each lifted value rides on its new argument as `wsc.initial_value`, and
     the mode lowering moves it to the `wsc.memx.param` (or
     `wsc.wafer.param`), from which `wsc-translate --wsc-to-weights` writes
@@ -146,8 +148,8 @@ def WSCImportTorchMlir : Pass<"wsc-import-torch-mlir", "::mlir::ModuleOp"> {
     loop, so that a batch-1 graph's batch loop gives no weight a batch dim.
 
     Errors, at the op: a dynamic shape, a `dense_resource` whose blob is
-    missing or of the wrong size, a weight that is not f32 (a constant, a
-    global, or an integer argument in a weight's role), a global with no
+    missing or of the wrong size, a weight that is not f32, bf16 or f16 (a
+    constant, a global; an argument in a weight's role must be f32), a global with no
     initial value, a `global_store` (inference only), an argument that is
     not a static tensor of rank >= 1, no argument of an input's role and
     none carrying the batch to a result (with a note per argument, naming
