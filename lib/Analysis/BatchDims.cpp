@@ -25,6 +25,22 @@ static std::string describeBatchArgument(func::FuncOp func, unsigned index) {
   return ("argument #" + Twine(index)).str();
 }
 
+Value mlir::wsc::fullTensorOf(Operation *op) {
+  if (auto extract = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
+    return extract.getSource();
+  if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op))
+    return insert.getResult();
+  return Value();
+}
+
+/// Whether slice op `op` takes only part of dim `dim` of its full tensor.
+static bool slicesPartOf(Operation *op, int64_t dim) {
+  auto slice = llvm::cast<OffsetSizeAndStrideOpInterface>(op);
+  int64_t extent = llvm::cast<RankedTensorType>(fullTensorOf(op).getType()).getDimSize(dim);
+  return slice.getStaticOffsets()[dim] != 0 || slice.getStaticStrides()[dim] != 1 ||
+         slice.getStaticSizes()[dim] != extent;
+}
+
 namespace {
 /// The fixpoint state: one batch dim per value, first fact wins, a second
 /// different fact is a conflict.
@@ -219,6 +235,18 @@ struct Solver {
   void visit(Operation *op) {
     if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op))
       return visitLinalg(linalgOp);
+    // A slice of some of the samples (a benchmark returns the first) holds
+    // those samples, not a batch: the batch stops there. An insert's
+    // destination and result are still one tensor.
+    if (Value full = fullTensorOf(op); full && globalBatch > 1)
+      if (auto dim = get(full); dim && slicesPartOf(op, *dim)) {
+        if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op)) {
+          set(insert.getDest(), *dim, op, innerOf(full));
+          if (auto d = get(insert.getDest()))
+            set(insert.getResult(), *d, op, innerOf(insert.getDest()));
+        }
+        return;
+      }
     if (auto slice = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
       return visitSlice(slice.getSource(), slice.getResult(), droppedSliceDims(slice), op);
     if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op)) {
@@ -349,23 +377,24 @@ LogicalResult mlir::wsc::checkGatherTable(Operation *op, const BatchDims &dims) 
          << "its own sample's rows, or a table that every sample shares, such as a parameter";
 }
 
-LogicalResult mlir::wsc::checkBatchSlice(Operation *op, const BatchDims &dims) {
-  auto slice = llvm::dyn_cast<OffsetSizeAndStrideOpInterface>(op);
-  Value full = llvm::isa<tensor::ExtractSliceOp>(op)   ? op->getOperand(0)
-               : llvm::isa<tensor::InsertSliceOp>(op) ? op->getResult(0)
-                                                      : Value();
+bool mlir::wsc::takesPartOfBatch(Operation *op, const BatchDims &dims) {
+  Value full = fullTensorOf(op);
   std::optional<int64_t> b = full ? dims.lookup(full) : std::nullopt;
-  if (!slice || !b || dims.getGlobalBatch() <= 1)
+  return b && slicesPartOf(op, *b);
+}
+
+LogicalResult mlir::wsc::checkBatchSlice(Operation *op, const BatchDims &dims, int64_t systems) {
+  if (systems <= 1 || dims.getGlobalBatch() <= 1 || !takesPartOfBatch(op, dims))
     return success();
-  int64_t offset = slice.getStaticOffsets()[*b], size = slice.getStaticSizes()[*b],
-          stride = slice.getStaticStrides()[*b];
-  int64_t extent = llvm::cast<RankedTensorType>(full.getType()).getDimSize(*b);
-  if (offset == 0 && stride == 1 && size == extent)
-    return success();
+  Value full = fullTensorOf(op);
+  int64_t b = *dims.lookup(full);
+  auto slice = llvm::cast<OffsetSizeAndStrideOpInterface>(op);
   return op->emitOpError("takes part of the batch dim ")
-         << *b << " (offset " << offset << ", size " << size << ", stride " << stride
-         << " of " << extent << "); each system holds a shard of the batch, so a slice "
-         << "takes the batch dim whole unless the batch is one sample";
+         << b << " (offset " << slice.getStaticOffsets()[b] << ", size "
+         << slice.getStaticSizes()[b] << ", stride " << slice.getStaticStrides()[b] << " of "
+         << llvm::cast<RankedTensorType>(full.getType()).getDimSize(b) << "); each of the "
+         << systems << " systems holds a shard of the batch, so a slice takes the batch dim "
+         << "whole unless one system runs the whole batch (systems=1)";
 }
 
 /// MLIR 22's reshape verifier reads reassociation indices as 32-bit affine

@@ -253,8 +253,8 @@ double MicroBatchPass::stepLowerBound(ArrayRef<KernelStreams> streams, int64_t c
 /// Why the emulator does not run the step's batch in parts yet, and where.
 /// Nullopt when it can. (Sums over the batch used as totals, such as
 /// BatchNorm's statistics, are per micro-batch: wsc.swarmx.all_reduce.)
-static std::optional<std::pair<Location, std::string>> whyNotSplit(ModuleOp module,
-                                                                   func::FuncOp func) {
+static std::optional<std::pair<Location, std::string>>
+whyNotSplit(ModuleOp module, func::FuncOp func, const BatchDims &dims) {
   auto why = [](Location loc, StringRef text) {
     return std::optional<std::pair<Location, std::string>>{{loc, text.str()}};
   };
@@ -264,6 +264,18 @@ static std::optional<std::pair<Location, std::string>> whyNotSplit(ModuleOp modu
     if (func.getArgAttr(i, WSCDialect::getSparsityAttrName()))
       return why(func.getArgument(i).getLoc(),
                  "sparse weights are not streamed per micro-batch yet");
+  // A slice of some of the samples (a benchmark's first) needs them all at once.
+  Operation *some = nullptr;
+  if (dims.getGlobalBatch() > 1)
+    func.walk([&](Operation *op) {
+      if (!takesPartOfBatch(op, dims))
+        return WalkResult::advance();
+      some = op;
+      return WalkResult::interrupt();
+    });
+  if (some)
+    return why(some->getLoc(), "a slice takes some of the batch's samples, which only the "
+                               "whole batch holds");
   return std::nullopt;
 }
 
@@ -326,7 +338,7 @@ void MicroBatchPass::decide(ModuleOp module) {
                    llvm::formatv("micro-batch {0} of {1} per system ", size, batch) + text);
   };
 
-  if (auto reason = whyNotSplit(module, func)) {
+  if (auto reason = whyNotSplit(module, func, *dims)) {
     if (microBatch.isFixed() && microBatch.size < batch) {
       emitError(reason->first) << asked << ": " << reason->second;
       return signalPassFailure();

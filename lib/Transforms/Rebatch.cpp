@@ -46,26 +46,6 @@ private:
   int64_t from, to;
 };
 
-/// Whether `slice` takes the batch dim of `full` (its source, or an
-/// insert's result, in the traced types) whole.
-bool takesBatchWhole(Value full, OffsetSizeAndStrideOpInterface slice, const BatchDims &dims) {
-  std::optional<int64_t> b = dims.lookup(full);
-  if (!b)
-    return true;
-  int64_t extent = llvm::cast<RankedTensorType>(full.getType()).getDimSize(*b);
-  return slice.getStaticOffsets()[*b] == 0 && slice.getStaticSizes()[*b] == extent &&
-         slice.getStaticStrides()[*b] == 1;
-}
-
-/// The full tensor of a slice op: what its offsets and sizes index.
-Value fullTensorOf(Operation *op) {
-  if (auto extract = llvm::dyn_cast<tensor::ExtractSliceOp>(op))
-    return extract.getSource();
-  if (auto insert = llvm::dyn_cast<tensor::InsertSliceOp>(op))
-    return insert.getResult();
-  return Value();
-}
-
 Type Rebatcher::rescaled(Value value) const {
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
   std::optional<int64_t> b = dims.lookup(value);
@@ -98,10 +78,9 @@ LogicalResult Rebatcher::checkIndependent(Operation *op) const {
     return op->emitOpError("leaves the batch dim of its source behind (dim ")
            << *dims.lookup(op->getOperand(0))
            << "); batch= needs every value computed from a sample to keep it";
-  if (Value full = fullTensorOf(op))
-    if (!takesBatchWhole(full, llvm::cast<OffsetSizeAndStrideOpInterface>(op), dims))
-      return op->emitOpError("takes part of the batch dim ")
-             << *dims.lookup(full) << "; batch= rescales only a batch dim taken whole";
+  if (takesPartOfBatch(op, dims))
+    return op->emitOpError("takes part of the batch dim ")
+           << *dims.lookup(fullTensorOf(op)) << "; batch= rescales only a batch dim taken whole";
   return success();
 }
 

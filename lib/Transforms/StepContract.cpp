@@ -169,10 +169,10 @@ LogicalResult checkRuntimeOp(Operation *op) {
 /// The nested ops the runtime refuses: one the schedule cannot carry, a
 /// constant zero divisor, a gather from a batched tensor, a slice of part
 /// of the batch. An op nested in a refused one is not looked at.
-LogicalResult checkRegionOps(Operation *top, const BatchDims &dims) {
+LogicalResult checkRegionOps(Operation *top, const BatchDims &dims, int64_t systems) {
   WalkResult result = top->walk<WalkOrder::PreOrder>([&](Operation *op) {
     return failed(checkRuntimeOp(op)) || failed(checkConstantDivisor(op)) ||
-                   failed(checkGatherTable(op, dims)) || failed(checkBatchSlice(op, dims))
+                   failed(checkGatherTable(op, dims)) || failed(checkBatchSlice(op, dims, systems))
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });
@@ -210,7 +210,7 @@ LogicalResult mlir::wsc::checkStepContract(func::FuncOp func, const BatchDims &d
   if (failed(checkParams(func)) || failed(checkClassLabels(func)) ||
       failed(checkInputNumbers(func)) || failed(checkLoss(func)) ||
       failed(checkEachOp(func, {checkIndexingMaps, [&](Operation *op) {
-                               return checkRegionOps(op, dims);
+                               return checkRegionOps(op, dims, systems);
                              }})))
     return failure();
   return checkSystems(func, dims, systems);

@@ -83,9 +83,6 @@ def system_counts(inputs, results):
 # for. Strict: a file that starts to pass fails the suite until it leaves
 # this table.
 NOT_YET = {
-    "tpp-mlir__tf-bert-multi-head-attention.upgraded.mlir":
-        "returns the first sample's slice of a batch of 32, which wsc-opt refuses: a result "
-        "holds the whole batch",
 }
 
 

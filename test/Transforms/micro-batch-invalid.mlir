@@ -26,6 +26,16 @@ func.func @sparse(%x: tensor<4x2xf32> {wsc.input = 0 : i64},
 
 // -----
 
+// Nor a slice of some of the samples (a benchmark's first): only the whole
+// batch holds them.
+func.func @first_sample(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<1x2xf32> {wsc.output = 0 : i64}) {
+  // expected-error @+1 {{micro-batch=2: a slice takes some of the batch's samples, which only the whole batch holds}}
+  %s = tensor.extract_slice %x[0, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<1x2xf32>
+  return %s : tensor<1x2xf32>
+}
+
+// -----
+
 // A size that covers the whole per-system batch splits nothing: the module
 // gets no micro-batch size (wsc-run refuses one next to VTS or sparse steps).
 // expected-remark @+1 {{none (micro-batch=2 covers the 2 samples each system runs): variable tensor shape steps are not run in micro-batches yet}}

@@ -75,12 +75,21 @@ bool reducesOverBatch(Operation *op, const BatchDims &dims);
 /// tables every sample shares (a parameter, a constant).
 LogicalResult checkGatherTable(Operation *op, const BatchDims &dims);
 
-/// Emits an error at `op` and fails when it is a `tensor.extract_slice` or
-/// `insert_slice` that takes part of its full tensor's batch dim: each
-/// system holds a shard of that dim, which the runtime refuses to slice.
-/// With a global batch of one sample there is no shard, and a batch dim
-/// that merges the sample's rows may be sliced.
-LogicalResult checkBatchSlice(Operation *op, const BatchDims &dims);
+/// The full tensor of a slice op, which its offsets and sizes index: an
+/// extract_slice's source, an insert_slice's result; null for other ops.
+Value fullTensorOf(Operation *op);
+
+/// True when `op` is a `tensor.extract_slice` or `insert_slice` that takes
+/// only part of its full tensor's batch dim: with more than one sample, the
+/// piece holds some samples (a benchmark returns the first), not a batch.
+bool takesPartOfBatch(Operation *op, const BatchDims &dims);
+
+/// Emits an error at `op` and fails when it takes part of the batch dim
+/// (takesPartOfBatch) of a batch of more than one sample and the batch is
+/// sharded over `systems` > 1: each system holds only its shard. On one
+/// system the piece is those samples; a batch dim that merges one
+/// sample's rows may be sliced anywhere.
+LogicalResult checkBatchSlice(Operation *op, const BatchDims &dims, int64_t systems);
 
 /// Emits an error at the argument and fails when a class label's attributes
 /// break the schedule's rules: `wsc.num_classes` in [1, 2^40] on an integer

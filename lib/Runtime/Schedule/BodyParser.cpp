@@ -192,11 +192,16 @@ void BodyParser::parseSlice(const JsonReader &j, BodyOp &op) {
     // Each system holds a shard of the batch dim, so a slice must take it
     // whole; with one sample in the whole batch there is no shard, and a
     // batch dim that merges the sample's rows (JAX folds a batch of one into
-    // the image's height) may be sliced like any other.
-    if (s_.globalBatch > 1 &&
-        (op.offsets[b] != 0 || op.strides[b] != 1 || op.sizes[b] != full.shape[b]))
-      j.error("a slice must take the batch dim ", b, " whole");
-    if (!piece.batchDim || kept[*piece.batchDim] != b)
+    // the image's height) may be sliced like any other. When one system
+    // runs the whole batch at once, a slice of some samples holds those
+    // samples, and has no batch dim.
+    const bool part = op.offsets[b] != 0 || op.strides[b] != 1 || op.sizes[b] != full.shape[b];
+    const bool wholeBatchAtOnce = s_.systems == 1 && s_.microBatches() == 1 && !full.ragged;
+    if (s_.globalBatch > 1 && part && (!wholeBatchAtOnce || piece.batchDim))
+      j.error("a slice must take the batch dim ", b,
+              " whole, unless one system runs the whole batch at once (no micro-batches) and "
+              "the piece, those samples, has no batch dim");
+    if (!(s_.globalBatch > 1 && part) && (!piece.batchDim || kept[*piece.batchDim] != b))
       j.error("the slice's batch dim does not line up with dim ", b);
   } else if (piece.batchDim) {
     j.error("the slice has a batch dim but the full tensor has none");
