@@ -32,19 +32,21 @@ FILES = sorted(SAMPLES.glob("*.mlir")) if SAMPLES.is_dir() else []
 ELIDED = [f for f in FILES if "dense_resource<__elided__>" in f.read_text()]
 RUNNABLE = [f for f in FILES if f not in ELIDED]
 
-# The import steps of --wsc-pipeline alone: the function's argument
+# The module as --wsc-pipeline's import leaves it: the function's argument
 # attributes say which of its own arguments are model inputs (wsc.input = k)
 # and which are weights (wsc.param = "arg<N>"), as the compiled module no
 # longer does.
-IMPORT = ["--wsc-strip-instrumentation", "--wsc-lower-tosa", "--wsc-inline-helpers",
-          "--wsc-import-torch-mlir"]
+AFTER_IMPORT = ["--wsc-pipeline", "--mlir-print-ir-after=wsc-import-torch-mlir", "-o",
+                "/dev/null"]
 
 
 def arguments(path, func, *passes):
-    """(location, text) of each argument of @func after `passes`; big
-    attributes elided so that the header stays short."""
-    text = wsc_tool("wsc-opt", path, *passes, "--mlir-elide-elementsattrs-if-larger=16",
-                    "--mlir-print-debuginfo", "--mlir-print-local-scope").stdout
+    """(location, text) of each argument of @func as parsed, or after
+    AFTER_IMPORT; big attributes elided so that the header stays short."""
+    proc = wsc_tool("wsc-opt", path, *passes, "--mlir-elide-elementsattrs-if-larger=16",
+                    "--mlir-print-debuginfo", "--mlir-print-local-scope")
+    # After the dump's banner: diagnostics before it quote source lines.
+    text = proc.stderr.split("IR Dump After")[-1] if passes else proc.stdout
     header = next(line for line in text.splitlines()
                   if re.search(rf"func\.func (public )?@{re.escape(func)}\(", line))
     args = re.split(r"%arg\d+: ", header.split(") -> ")[0])[1:]
@@ -59,7 +61,7 @@ def interface(path, func):
     # destination): its arguments are the file's by their source locations.
     position = {loc: i for i, (loc, _) in enumerate(arguments(path, func))}
     inputs, weights = {}, {}
-    for loc, attrs in arguments(path, func, *IMPORT):
+    for loc, attrs in arguments(path, func, *AFTER_IMPORT):
         if loc not in position:
             continue
         if match := re.search(r"wsc\.input = (\d+)", attrs):

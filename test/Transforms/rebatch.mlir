@@ -81,3 +81,11 @@ func.func @unit_dims_reshape(%arg0: tensor<1x16xf32> {wsc.input = 0 : i64}) -> (
   return %expanded : tensor<1x1x16xf32>
 }
 
+
+// -----
+
+// With no model input there is no batch to change.
+// expected-error @+1 {{batch=8 needs a model input (wsc.input) to carry the batch; this function has none}}
+func.func @no_input(%w: tensor<4xf32> {wsc.param = "w"}) -> (tensor<4xf32> {wsc.output = 0 : i64}) {
+  return %w : tensor<4xf32>
+}
