@@ -180,3 +180,21 @@ def test_torch_messages_are_cut_before_any_tensor_and_kept_short():
     assert _short(f"weights: Parameter containing:\n{value!r}") == "weights: ..."
     long = _short("x" * 1000)
     assert len(long) == 200 and long.endswith(" ...")
+
+
+def test_a_lowering_that_fails_on_its_own_still_names_the_module(monkeypatch):
+    """An exporter bug (a lowering raising KeyError, as aten.sqrt_ did in
+    nn.CosineEmbeddingLoss) surfaces as an error naming the op and the
+    module, not as a raw traceback."""
+    from wsc._export.lowering.registry import LOWERINGS
+
+    def broken(ctx, *args, **kwargs):
+        raise KeyError(ctx.op)
+
+    monkeypatch.setitem(LOWERINGS, torch.ops.aten.relu.default, broken)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+    expected = (r"aten\.relu\.default \(from module '1', ReLU\): the wsc exporter failed to "
+                r"lower it \(KeyError: .*\); this is a bug in wsc")
+    with pytest.raises(UnsupportedOpError, match=expected):
+        export_inference(model, torch.randn(2, 4))

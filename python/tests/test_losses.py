@@ -265,3 +265,25 @@ def test_a_loss_reading_the_models_own_parameters_is_not_frozen_into_a_constant(
         wsc.compile(model, regularized, torch.optim.SGD(model.parameters(), lr=0.1),
                     torch.randn(BATCH, FEATURES), torch.randint(0, CLASSES, (BATCH,)),
                     stream_dtype="f32")
+
+
+class Twin(nn.Module):
+    """Two embeddings of each sample, for the pair losses."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(FEATURES, 6), nn.Linear(FEATURES, 6)
+
+    def forward(self, x):
+        return self.a(x), self.b(x)
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+def test_cosine_embedding_loss(systems):
+    """nn.CosineEmbeddingLoss normalises with an in-place aten.sqrt_, which
+    lowers as aten.sqrt (it used to stop the exporter with a raw KeyError)."""
+    cosine = nn.CosineEmbeddingLoss(margin=0.1)
+    torch.manual_seed(2)
+    data = [(torch.randn(BATCH, FEATURES), torch.randint(0, 2, (BATCH,)).float() * 2 - 1)
+            for _ in range(STEPS)]
+    train(Twin(), lambda out, y: cosine(out[0], out[1], y), data, systems)

@@ -117,7 +117,7 @@ def pow_tensor(ctx, x, y):
 @lowers(aten.maximum.default, aten.minimum.default)
 def max_min(ctx, a, b):
     e = ctx.out_type().elem
-    is_max = ctx.node.target is aten.maximum.default
+    is_max = ctx.op is aten.maximum.default
     if e == "f32":  # maximumf/minimumf propagate NaN like torch.maximum
         opname = "maximumf" if is_max else "minimumf"
     elif e == "i64":
@@ -130,7 +130,7 @@ def max_min(ctx, a, b):
 @lowers(aten.clamp.default, aten.clamp.Tensor, aten.clamp_min.default, aten.clamp_min.Tensor,
         aten.clamp_max.default, aten.clamp_max.Tensor, aten.hardtanh.default)
 def clamp(ctx, x, lo=None, hi=None):
-    target = ctx.node.target
+    target = ctx.op
     if target in (aten.clamp_max.default, aten.clamp_max.Tensor):
         lo, hi = None, lo
     e = ctx.out_type().elem
@@ -168,7 +168,7 @@ def _float_unary(ctx, x, body):
 
 @lowers(*_UNARY_MATH)
 def unary_math(ctx, x):
-    fn = _UNARY_MATH[ctx.node.target]
+    fn = _UNARY_MATH[ctx.op]
     return _float_unary(ctx, x, lambda b, v: b.math(fn, v))
 
 
@@ -273,7 +273,7 @@ def logical_not(ctx, x):
 
 @lowers(aten.logical_and.default, aten.logical_or.default)
 def logical_binary(ctx, a, b):
-    opname = "andi" if ctx.node.target is aten.logical_and.default else "ori"
+    opname = "andi" if ctx.op is aten.logical_and.default else "ori"
     return ctx.elementwise([a, b], ["i1", "i1"], lambda b_, v: b_.arith(opname, v[0], v[1], "i1"))
 
 
@@ -283,7 +283,7 @@ def bitwise_binary(ctx, a, b):
     e = ctx.out_type().elem
     if e not in ("i1", "i64"):
         raise Unsupported(f"bitwise ops on {e}")
-    opname = "andi" if ctx.node.target.overloadpacket is aten.bitwise_and else "ori"
+    opname = "andi" if ctx.op.overloadpacket is aten.bitwise_and else "ori"
     return ctx.elementwise([a, b], [e, e], lambda b_, v: b_.arith(opname, v[0], v[1], e))
 
 

@@ -76,6 +76,11 @@ def lower_graph(gm: torch.fx.GraphModule, fb: FunctionBody, arg_names: Sequence[
                 raise UnsupportedOpError(
                     f"{_op_name(node.target)} ({describe(node)}) is not supported by the wsc "
                     f"exporter: {err}") from None
+            except (KeyError, IndexError, TypeError, AttributeError) as err:
+                # A lowering's own bug still names the module it came from.
+                raise UnsupportedOpError(
+                    f"{_op_name(node.target)} ({describe(node)}): the wsc exporter failed to "
+                    f"lower it ({type(err).__name__}: {err}); this is a bug in wsc") from err
         elif node.op == "output":
             return [lowered(a) for a in node.args[0]]
         else:

@@ -57,15 +57,19 @@ def _inplace(functional, op):
         if _aliased(target, ctx.node):
             raise Unsupported("in-place update of a tensor that has views")
         own = _functional_result(op, ctx.node)
-        if own is None or own.dtype == ctx.node.meta["val"].dtype:
-            result = functional(ctx, *args, **kwargs)
-        else:  # e.g. x.gt_(0) on floats: the comparison's i1, stored as x's dtype
-            stored, ctx.node.meta["val"] = ctx.node.meta["val"], own
-            try:
+        ctx.functional = op  # lowerings that dispatch on the op see the functional one
+        try:
+            if own is None or own.dtype == ctx.node.meta["val"].dtype:
                 result = functional(ctx, *args, **kwargs)
-            finally:
-                ctx.node.meta["val"] = stored
-            result = _converted(ctx, result)
+            else:  # e.g. x.gt_(0) on floats: the comparison's i1, stored as x's dtype
+                stored, ctx.node.meta["val"] = ctx.node.meta["val"], own
+                try:
+                    result = functional(ctx, *args, **kwargs)
+                finally:
+                    ctx.node.meta["val"] = stored
+                result = _converted(ctx, result)
+        finally:
+            ctx.functional = None
         ctx.values[target] = result  # later uses of the mutated tensor see the update
         return result
 

@@ -100,7 +100,7 @@ def mean_all(ctx, x, dtype=None):
 def amax(ctx, x, dims=(), keepdim=False):
     if ctx.out_type().elem != "f32":
         raise Unsupported("amax/amin of a non-float tensor")
-    is_max = ctx.node.target is aten.amax.default
+    is_max = ctx.op is aten.amax.default
     # maximumf/minimumf propagate NaN, as torch.amax does.
     opname = "maximumf" if is_max else "minimumf"
     init = float("-inf") if is_max else float("inf")
@@ -137,9 +137,9 @@ def var_mean(ctx, x, dims=None, correction=None, keepdim=False):
     ssq = reduce(ctx, squares, dims, keepdim, 0.0, _add, result=fb.fresh(base))
     var = ctx.elementwise([ssq, float(max(0, count - correction))], ["f32", "f32"],
                           lambda b, v: b.arith("divf", v[0], v[1], "f32"),
-                          out_type=ssq.type, result=ctx.name if ctx.node.target is aten.var.correction
+                          out_type=ssq.type, result=ctx.name if ctx.op is aten.var.correction
                           else fb.fresh(base))
-    if ctx.node.target is aten.var.correction:
+    if ctx.op is aten.var.correction:
         return var
     if not keepdim:
         mean = reshape(ctx, mean, ssq.type.shape, result=fb.fresh(base))

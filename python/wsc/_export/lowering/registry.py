@@ -55,8 +55,15 @@ class Context:
         self.fb = fb
         self.values = values  # fx node -> lowered value (Tensor / Splat / tuple)
         self.node = None
+        self.functional = None  # set while an in-place node lowers as its functional op
 
     # -- about the current node
+    @property
+    def op(self):
+        """The aten op being lowered: the node's, or for an in-place node
+        (``aten.sqrt_``) the functional op it lowers as (``aten.sqrt``)."""
+        return self.functional or self.node.target
+
     @property
     def name(self) -> str:
         """The SSA name of the current node's (first) result."""
