@@ -56,6 +56,15 @@ class InPlaceComparisons(nn.Module):
         return h * above + torch.tanh(h) * outside
 
 
+class MaskAndIntegerOps(nn.Module):
+    """~ on a bool mask (aten.bitwise_not) and abs of integers."""
+
+    def forward(self, h):
+        keep = ~(h > 0.5)
+        steps = (h * 3).long().abs()
+        return torch.where(keep, h, torch.tanh(h)) + steps.float() * 0.1
+
+
 # name -> (input shape, layers); each is seeded by the caller.
 CASES = {
     "grouped_depthwise": ((4, 4, 9, 9), lambda: [
@@ -80,6 +89,8 @@ CASES = {
     "inplace_activations": ((4, 3, 5, 5), _activations),
     "inplace_comparisons": ((4, 3, 5, 5), lambda: [nn.Conv2d(3, 4, 1), InPlaceComparisons(),
                                                    nn.Conv2d(4, 4, 1)]),
+    "mask_and_integer_ops": ((4, 3, 5, 5), lambda: [nn.Conv2d(3, 4, 1), MaskAndIntegerOps(),
+                                                    nn.Conv2d(4, 4, 1)]),
     "adaptive_avgpool_uneven": ((4, 3, 5, 7), lambda: [
         nn.Conv2d(3, 4, 1), nn.AdaptiveAvgPool2d((3, 4)), nn.Tanh(),   # 5 -> 3, 7 -> 4: overlap
         nn.AdaptiveAvgPool2d(7), nn.ReLU(),                             # 3x4 -> 7x7: repeats

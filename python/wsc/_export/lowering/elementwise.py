@@ -168,6 +168,10 @@ def _float_unary(ctx, x, body):
 
 @lowers(*_UNARY_MATH)
 def unary_math(ctx, x):
+    if ctx.op is aten.abs.default and ctx.out_type().elem == "i64":  # integer abs
+        return ctx.elementwise([x], ["i64"], lambda b, a: b.select(
+            b.cmp("olt", a[0], b.const(0, "i64"), "i64"),
+            b.arith("subi", b.const(0, "i64"), a[0], "i64"), a[0], "i64"))
     fn = _UNARY_MATH[ctx.op]
     return _float_unary(ctx, x, lambda b, v: b.math(fn, v))
 
@@ -269,6 +273,16 @@ def masked_fill(ctx, x, mask, value):
 @lowers(aten.logical_not.default)
 def logical_not(ctx, x):
     return ctx.elementwise([x], ["i1"], lambda b, v: b.arith("xori", v[0], b.const(True, "i1"), "i1"))
+
+
+@lowers(aten.bitwise_not.default)
+def bitwise_not(ctx, x):
+    """~mask on bools (attention masks), or two's complement NOT on integers."""
+    e = ctx.out_type().elem
+    if e not in ("i1", "i64"):
+        raise Unsupported(f"bitwise_not on {e}")
+    ones = True if e == "i1" else -1
+    return ctx.elementwise([x], [e], lambda b, v: b.arith("xori", v[0], b.const(ones, e), e))
 
 
 @lowers(aten.logical_and.default, aten.logical_or.default)
