@@ -404,16 +404,20 @@ LogicalResult mlir::wsc::checkBatchSlice(Operation *op, const BatchDims &dims, i
 static LogicalResult checkReassociation(func::FuncOp func) {
   WalkResult result = func.walk([](Operation *op) {
     SmallVector<ReassociationIndices> groups;
-    int64_t rank = 0;
+    RankedTensorType wide;
     if (auto collapse = llvm::dyn_cast<tensor::CollapseShapeOp>(op)) {
       groups = collapse.getReassociationIndices();
-      rank = collapse.getSrcType().getRank();
+      wide = collapse.getSrcType();
     } else if (auto expand = llvm::dyn_cast<tensor::ExpandShapeOp>(op)) {
       groups = expand.getReassociationIndices();
-      rank = expand.getResultType().getRank();
+      wide = expand.getResultType();
     } else {
       return WalkResult::advance();
     }
+    const int64_t rank = wide.getRank();
+    // To or from rank 0 (tensor<1x1xf32> into tensor<f32>): no groups, unit dims.
+    if (groups.empty() && llvm::all_of(wide.getShape(), [](int64_t d) { return d == 1; }))
+      return WalkResult::advance();
     int64_t next = 0;
     for (const ReassociationIndices &group : groups)
       for (int64_t d : group) {

@@ -361,6 +361,8 @@ void RegionProgram::run(RegisterFile &rf, int n, const int64_t *loopIndex, int i
     case ScalarOp::AbsF: WSC_FLOAT_UNARY(std::fabs(a))
     case ScalarOp::Log1p: WSC_FLOAT_UNARY(std::log1p(a))
     case ScalarOp::Expm1: WSC_FLOAT_UNARY(std::expm1(a))
+    case ScalarOp::Sin: WSC_FLOAT_UNARY(std::sin(a))
+    case ScalarOp::Cos: WSC_FLOAT_UNARY(std::cos(a))
     case ScalarOp::CmpF: {
       int64_t *__restrict d = rf.ownI(in.dst);
       const float *__restrict x = rf.f(in.a);

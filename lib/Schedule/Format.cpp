@@ -117,6 +117,8 @@ constexpr ScalarOpInfo kScalarOps[] = {
     {"math.powf", ScalarOp::PowF, 2, TC::Float, TC::Float},
     {"math.log1p", ScalarOp::Log1p, 1, TC::Float, TC::Float},
     {"math.expm1", ScalarOp::Expm1, 1, TC::Float, TC::Float},
+    {"math.sin", ScalarOp::Sin, 1, TC::Float, TC::Float},
+    {"math.cos", ScalarOp::Cos, 1, TC::Float, TC::Float},
     {"linalg.index", ScalarOp::Index, 0, TC::Any, TC::Integer},
     {"tensor.extract", ScalarOp::Extract, -1, TC::Any, TC::Any},
     {"arith.divsi", ScalarOp::DivSI, 2, TC::Integer, TC::Integer},

@@ -287,3 +287,45 @@ def test_cosine_embedding_loss(systems):
     data = [(torch.randn(BATCH, FEATURES), torch.randint(0, 2, (BATCH,)).float() * 2 - 1)
             for _ in range(STEPS)]
     train(Twin(), lambda out, y: cosine(out[0], out[1], y), data, systems)
+
+
+class Triplet(nn.Module):
+    """Anchor, positive and negative embeddings of each sample."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.p, self.n = (nn.Linear(FEATURES, 6) for _ in range(3))
+
+    def forward(self, x):
+        return self.a(x), self.p(x), self.n(x)
+
+
+PAIR_AND_PROBABILITY = {
+    # name -> (model, loss on the model output and the target, target kind)
+    "bce": (mlp, lambda: (lambda out, y: nn.BCELoss()(torch.sigmoid(out), y)), "binary"),
+    "bce_weight_sum": (mlp, lambda: (lambda out, y: nn.BCELoss(
+        weight=CLASS_WEIGHT, reduction="sum")(torch.sigmoid(out), y)), "binary"),
+    "kl_div_batchmean": (mlp, lambda: (lambda out, y: nn.KLDivLoss(reduction="batchmean")(
+        torch.log_softmax(out, 1), y)), "probabilities"),
+    "kl_div_log_target": (mlp, lambda: (lambda out, y: nn.KLDivLoss(
+        reduction="sum", log_target=True)(torch.log_softmax(out, 1), torch.log(y))),
+        "probabilities"),
+    "multilabel_soft_margin": (mlp, lambda: (lambda out, y: nn.MultiLabelSoftMarginLoss(
+        weight=CLASS_WEIGHT)(out, (y > 0.5).float())), "binary"),
+    "triplet_margin": (Triplet, lambda: (lambda out, y: nn.TripletMarginLoss(margin=0.5)(
+        *out) + 0 * y.sum()), "binary"),
+    "triplet_margin_p1_swap": (Triplet, lambda: (lambda out, y: nn.TripletMarginLoss(
+        margin=1.0, p=1, swap=True)(*out) + 0 * y.sum()), "binary"),
+    "margin_ranking": (Twin, lambda: (lambda out, y: nn.MarginRankingLoss(margin=0.2)(
+        out[0].sum(1), out[1].sum(1), (y[:, 0] > 0.5).float() * 2 - 1)), "binary"),
+}
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+@pytest.mark.parametrize("case", sorted(PAIR_AND_PROBABILITY))
+def test_probability_pair_and_triplet_losses(case, systems):
+    """BCELoss (binary_cross_entropy), KLDivLoss (xlogy), TripletMarginLoss
+    (vector norms), MarginRankingLoss and MultiLabelSoftMarginLoss
+    (log_sigmoid) against eager."""
+    make_model, make_loss, targets = PAIR_AND_PROBABILITY[case]
+    train(make_model(), make_loss(), float_batches(targets), systems)

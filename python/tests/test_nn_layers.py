@@ -65,6 +65,51 @@ class MaskAndIntegerOps(nn.Module):
         return torch.where(keep, h, torch.tanh(h)) + steps.float() * 0.1
 
 
+class Resize(nn.Module):
+    """F.interpolate in every mode wsc lowers: nearest and bilinear, by size
+    and by scale factor, either align_corners, up and down."""
+
+    def forward(self, h):
+        h = nn.functional.interpolate(h, scale_factor=2, mode="nearest")           # 5 -> 10
+        h = torch.tanh(nn.functional.interpolate(h, size=(7, 13), mode="bilinear",
+                                                 align_corners=False))             # down, up
+        h = nn.functional.interpolate(h, scale_factor=1.5, mode="bilinear",
+                                      align_corners=True)                          # 10 x 19
+        return nn.functional.interpolate(h, size=(4, 6), mode="nearest")
+
+
+class Rearrange(nn.Module):
+    """flip, roll, cumsum, F.pad (growing and cropping), repeat, and a
+    gather by a buffer of indices (x[:, idx]) and of a table parameter by
+    one (swin's relative position bias)."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(9, 4))
+        self.register_buffer("index", torch.tensor([[0, 3, 8, 3, 1], [2, 2, 7, -1, 4]]))
+        self.register_buffer("channels", torch.tensor([3, 0, 1, 1]))
+
+    def forward(self, h):
+        h = torch.flip(h, (3,)) + torch.roll(h, (1, -2), (2, 3)) * 0.5
+        h = torch.tanh(torch.cumsum(h, 3) * 0.3) + torch.flip(torch.cumsum(h, 2), (1, 2)) * 0.1
+        h = nn.functional.pad(h, (1, 2, -1, 1))                      # (N, 4, 5, 9)
+        bias = self.table[self.index].permute(2, 0, 1).sum(1)          # (4, 5)
+        h = h[:, self.channels] + bias[:, :, None]
+        return h.repeat(1, 1, 2, 1)
+
+
+class Bilinear(nn.Module):
+    """nn.Bilinear (aten._trilinear) of the flattened features with themselves."""
+
+    def __init__(self, features):
+        super().__init__()
+        self.bilinear = nn.Bilinear(features, features, 5)
+
+    def forward(self, h):
+        h = h.flatten(1)
+        return torch.tanh(self.bilinear(h, torch.sin(h)))
+
+
 # name -> (input shape, layers); each is seeded by the caller.
 CASES = {
     "grouped_depthwise": ((4, 4, 9, 9), lambda: [
@@ -91,6 +136,14 @@ CASES = {
                                                    nn.Conv2d(4, 4, 1)]),
     "mask_and_integer_ops": ((4, 3, 5, 5), lambda: [nn.Conv2d(3, 4, 1), MaskAndIntegerOps(),
                                                     nn.Conv2d(4, 4, 1)]),
+    "upsample": ((4, 3, 5, 5), lambda: [nn.Conv2d(3, 4, 1), Resize(), nn.Conv2d(4, 4, 3),
+                                        nn.Upsample(scale_factor=2), nn.Upsample(
+                                            size=5, mode="bilinear", align_corners=True)]),
+    "prelu_pixel_shuffle": ((4, 3, 5, 5), lambda: [
+        nn.Conv2d(3, 8, 1), nn.PReLU(8, 0.1), nn.PixelShuffle(2), nn.PReLU(), nn.Conv2d(2, 4, 1),
+        nn.PixelUnshuffle(2), nn.InstanceNorm2d(16, affine=True), nn.Conv2d(16, 4, 1)]),
+    "rearrange": ((4, 3, 5, 6), lambda: [nn.Conv2d(3, 4, 1), Rearrange(), nn.Conv2d(4, 4, 1)]),
+    "bilinear": ((4, 3, 3, 3), lambda: [nn.Conv2d(3, 2, 1), Bilinear(18)]),
     "adaptive_avgpool_uneven": ((4, 3, 5, 7), lambda: [
         nn.Conv2d(3, 4, 1), nn.AdaptiveAvgPool2d((3, 4)), nn.Tanh(),   # 5 -> 3, 7 -> 4: overlap
         nn.AdaptiveAvgPool2d(7), nn.ReLU(),                             # 3x4 -> 7x7: repeats
@@ -123,9 +176,9 @@ def test_exported_step_matches_eager(name):
     model, x, _ = _case(name)
     loss_fn, y = nn.CrossEntropyLoss(), torch.randint(0, 3, (x.shape[0],))
     text = export_training_step(model, loss_fn, torch.optim.SGD(model.parameters(), lr=0.1), x, y)
-    params, buffers = state(model)
-    assert not buffers
-    got = mlir_exec.run(text, "train_step", _arrays(params) + [x.numpy(), y.numpy()])
+    params, buffers = state(model)  # read-only buffers (index tables): not returned
+    got = mlir_exec.run(text, "train_step", _arrays(params) + _arrays(buffers)
+                        + [x.numpy(), y.numpy()])
     want, _ = _eager(model, loss_fn, x, y)
     assert len(got) == len(want)
     for g, w in zip(got, want):

@@ -101,7 +101,7 @@ enum class ScalarOp {
   Constant, AddF, SubF, MulF, DivF, NegF, MaximumF, MinimumF, MaxNumF, MinNumF,
   CmpF, CmpI, Select, AddI, SubI, MulI, AndI, OrI, XOrI, MaxSI, MinSI,
   ExtF, TruncF, SIToFP, UIToFP, FPToSI, IndexCast, ExtUI, ExtSI, TruncI,
-  Exp, Log, Tanh, Sqrt, Rsqrt, Erf, AbsF, PowF, Log1p, Expm1, Index,
+  Exp, Log, Tanh, Sqrt, Rsqrt, Erf, AbsF, PowF, Log1p, Expm1, Sin, Cos, Index,
   Extract, // tensor.extract: operand 0 is a kernel-body tensor, the rest indices
   // Integer division (i64 / index), MLIR semantics; a zero divisor fails.
   DivSI, DivUI, RemSI, RemUI, FloorDivSI, CeilDivSI, CeilDivUI, IndexCastUI,

@@ -25,10 +25,11 @@ from torch._decomp import get_decompositions
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 
+from .composites import COMPOSITES, traceable_functions
 from .constants import ConstantsMode, model_state
 from .draws import lift_draws, out_of_place_dropout
-from .errors import UnsupportedOpError, trace_failure
-from .lowering.inplace import restore_traced_shapes, with_inplace_variants
+from .errors import Unsupported, UnsupportedOpError, refused_while_tracing, trace_failure
+from .lowering.inplace import VIEW_OPS, restore_traced_shapes, with_inplace_variants
 from .loss_rewrites import LOSS_DECOMPOSITIONS, traceable_losses
 from .names import use_linear_names
 from .provenance import Provenance, describe
@@ -56,7 +57,11 @@ DECOMPOSITIONS = with_inplace_variants(get_decompositions([
     aten.hardswish, aten.hardswish_backward, aten.hardsigmoid, aten.hardsigmoid_backward,
     aten.native_group_norm, aten.native_group_norm_backward,
     aten.mv, aten.dot,  # matrix @ vector, vector @ vector: a product and a sum
+    aten.repeat, aten.roll,  # views, copies, slices and cat
+    aten.binary_cross_entropy, aten.binary_cross_entropy_backward, aten.xlogy,
+    aten.log_sigmoid_forward, aten.log_sigmoid_backward,
 ]))
+DECOMPOSITIONS.update(COMPOSITES)  # upsampling, prelu, pixel_shuffle, norms, gathers
 DECOMPOSITIONS.update(LOSS_DECOMPOSITIONS)  # BCE with logits, Huber, SmoothL1 losses
 # The wsc.nn VTS markers (torch.ops.wsc.strip_padding / restore_padding) must
 # reach the graph as they are, so they stay out of this table; make_fx does
@@ -143,23 +148,59 @@ def _batch_norm_writes(node):
 _UNDECLARED_WRITES = {aten.native_batch_norm.default: _batch_norm_writes}
 
 
-def _written(graph: torch.fx.Graph) -> Set[torch.fx.Node]:
-    """Nodes some op writes to in place, by its schema (``Tensor(a!)`` arguments)."""
-    written = set()
-    for node in graph.nodes:
-        if node.op == "call_function" and node.target in _UNDECLARED_WRITES:
-            written.update(v for v in _UNDECLARED_WRITES[node.target](node)
-                           if isinstance(v, torch.fx.Node))
-        schema = getattr(node.target, "_schema", None)
-        if node.op != "call_function" or schema is None:
+def _writes(node: torch.fx.Node) -> List[torch.fx.Node]:
+    """The values ``node`` writes to in place, by its schema (``Tensor(a!)`` arguments)."""
+    if node.op != "call_function":
+        return []
+    found = []
+    if node.target in _UNDECLARED_WRITES:
+        found += [v for v in _UNDECLARED_WRITES[node.target](node) if isinstance(v, torch.fx.Node)]
+    schema = getattr(node.target, "_schema", None)
+    for i, arg in enumerate(schema.arguments if schema is not None else ()):
+        if arg.alias_info is None or not arg.alias_info.is_write:
             continue
-        for i, arg in enumerate(schema.arguments):
-            if arg.alias_info is None or not arg.alias_info.is_write:
+        value = node.args[i] if i < len(node.args) else node.kwargs.get(arg.name)
+        if isinstance(value, torch.fx.Node):
+            found.append(value)
+    return found
+
+
+def _written(graph: torch.fx.Graph) -> Set[torch.fx.Node]:
+    """Nodes some op writes to in place."""
+    return {value for node in graph.nodes for value in _writes(node)}
+
+
+def _view_base(node: torch.fx.Node) -> torch.fx.Node:
+    while node.op == "call_function" and node.target in VIEW_OPS:
+        node = node.args[0]
+    return node
+
+
+def refuse_lost_writes(gm: torch.fx.GraphModule, params, buffers) -> None:
+    """In-place writes the compiled step could not keep: into a parameter
+    (``nn.Embedding(max_norm=..)`` renormalises the rows it looks up; the
+    master copy lives in MemoryX and only the optimizer updates it), or
+    into part of a buffer through a view (the step returns whole buffers)."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    state = {node: ("parameter", name) for node, (name, _) in zip(placeholders, params)}
+    state.update({node: ("buffer", name) for node, (name, _) in
+                  zip(placeholders[len(params):], buffers)})
+    for node in gm.graph.nodes:
+        for value in _writes(node):
+            base = _view_base(value)
+            if base not in state:
                 continue
-            value = node.args[i] if i < len(node.args) else node.kwargs.get(arg.name)
-            if isinstance(value, torch.fx.Node):
-                written.add(value)
-    return written
+            kind, name = state[base]
+            if kind == "parameter":
+                raise UnsupportedOpError(
+                    f"{node.target} ({describe(node)}) writes to parameter '{name}' in place, "
+                    "which the wsc exporter does not support: parameters change only by the "
+                    "optimizer step (e.g. nn.Embedding's max_norm renormalises its weight)")
+            if value is not base:
+                raise UnsupportedOpError(
+                    f"{node.target} ({describe(node)}) writes to part of buffer '{name}' "
+                    "through a view, which the wsc exporter does not support; assign the "
+                    "whole buffer instead")
 
 
 def mutated(gm: torch.fx.GraphModule, first: int, names: Sequence[str]) -> List[str]:
@@ -249,11 +290,14 @@ def _trace(fn, args, provenance: Provenance, grad: bool, linear_names: bool):
     try:
         mode, args = _fake_inputs(args, provenance.model)
         with provenance.hooks(), unrolled(provenance.model), traceable_losses(), \
-                out_of_place_dropout(provenance.model), torch.set_grad_enabled(grad), mode:
+                traceable_functions(), out_of_place_dropout(provenance.model), \
+                torch.set_grad_enabled(grad), mode:
             gm = make_fx(traced, decomposition_table=DECOMPOSITIONS, tracing_mode="real")(*args)
         return restore_traced_shapes(gm)  # outside the fake mode: it makes meta tensors
     except UnsupportedOpError:
         raise
+    except Unsupported as err:  # a rewrite in composites.py refused its arguments
+        raise refused_while_tracing(err, provenance.where()) from None
     except Exception as err:
         short = trace_failure(err, provenance.where())
         if short is None:  # raised by the model's or the exporter's own code
@@ -342,6 +386,7 @@ def capture_training(model, loss_fn, inputs, labels, *, reference: bool = False)
     gm = _captured_graph(model, params, buffers, reference, lambda linear_names: _training_trace(
         model, loss_fn, inputs, labels, outputs, linear_names))
     n_params = len(params)
+    refuse_lost_writes(gm, params, buffers)
     updates = keep_updated(gm, n_params, 1 + n_params, [name for name, _ in buffers])
     gm.graph.eliminate_dead_code()
     num_classes, ignore_index = _label_ranges(gm.graph, n_params + len(buffers) + len(inputs),
@@ -378,6 +423,7 @@ def capture_inference(model, inputs, *, reference: bool = False) -> Captured:
     buffers = named_buffers(model)
     gm = _captured_graph(model, params, buffers, reference,
                          lambda linear_names: _inference_trace(model, inputs, linear_names))
+    refuse_lost_writes(gm, params, buffers)
     updated = mutated(gm, len(params), [name for name, _ in buffers])
     if updated:
         raise ValueError(f"the forward pass updates buffers ({', '.join(updated)}), but "

@@ -59,6 +59,15 @@ def trace_failure(err: BaseException, where: str) -> Optional[UnsupportedOpError
                               f"shaped like the example inputs: {_short(message)}")
 
 
+def refused_while_tracing(err: "Unsupported", where: str) -> UnsupportedOpError:
+    """The error for a rewrite of capture's DECOMPOSITIONS (composites.py)
+    that refuses its arguments: it names the aten op and the module."""
+    import torch
+    op, _ = _failing_call(err.__traceback__, torch)
+    return UnsupportedOpError(f"{op or 'an op'} ({where}) is not supported by the wsc "
+                              f"exporter: {err}")
+
+
 def _failing_call(tb, torch):
     """(the outermost aten op being dispatched, the innermost torch function) in ``tb``.
 

@@ -30,9 +30,13 @@ def ones(ctx, *args, **kwargs):
     return _splat(ctx, 1)
 
 
-@lowers(aten.full.default, aten.full_like.default, aten.new_full.default,
-        aten.fill.Scalar)
+@lowers(aten.full.default, aten.full_like.default, aten.fill.Scalar)
 def full(ctx, first, value, *args, **kwargs):
+    return _splat(ctx, value)
+
+
+@lowers(aten.new_full.default)
+def new_full(ctx, like, size, value, *args, **kwargs):
     return _splat(ctx, value)
 
 

@@ -28,7 +28,7 @@ from .registry import LOWERINGS, convert_scalar
 aten = torch.ops.aten
 
 # Ops whose result shares storage with their first argument.
-_VIEW_OPS = {
+VIEW_OPS = {
     aten.view.default, aten._unsafe_view.default, aten.t.default, aten.transpose.int,
     aten.permute.default, aten.expand.default, aten.squeeze.dim, aten.squeeze.default,
     aten.unsqueeze.default, aten.alias.default, aten.detach.default, aten.slice.Tensor,
@@ -43,9 +43,9 @@ def _aliased(target, mutation) -> bool:
     A view is harmless when its base feeds nothing but that view (e.g.
     ``zeros_like(m).detach().masked_fill_(..)`` in nn.MultiheadAttention).
     """
-    if any(user.target in _VIEW_OPS and user is not mutation for user in target.users):
+    if any(user.target in VIEW_OPS and user is not mutation for user in target.users):
         return True
-    if getattr(target, "target", None) not in _VIEW_OPS:
+    if getattr(target, "target", None) not in VIEW_OPS:
         return False
     base = target.args[0]
     return not hasattr(base, "users") or list(base.users) != [target] or _aliased(base, target)
