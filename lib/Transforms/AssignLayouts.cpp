@@ -484,10 +484,20 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
     reportWarning(func->getParentOfType<ModuleOp>(), kernel.getLoc(), text);
     return success();
   }
+  // A note each for the largest few (a GPT block has hundreds live), then
+  // one for the rest, so that the error stays a screenful.
+  constexpr size_t kNotedValues = 4;
   InFlightDiagnostic diag = kernel.emitError(text);
-  for (const LiveValue &live : peak.live)
+  for (const LiveValue &live : ArrayRef(peak.live).take_front(kNotedValues))
     diag.attachNote(live.value.getLoc())
         << describeValue(live.value) << ": " << live.bytes << " bytes per PE";
+  if (peak.live.size() > kNotedValues) {
+    int64_t rest = 0;
+    for (const LiveValue &live : ArrayRef(peak.live).drop_front(kNotedValues))
+      rest += live.bytes;
+    diag.attachNote() << "and " << peak.live.size() - kNotedValues << " more values live, "
+                      << rest << " bytes per PE in all";
+  }
   return diag;
 }
 

@@ -98,6 +98,25 @@ class Rearrange(nn.Module):
         return h.repeat(1, 1, 2, 1)
 
 
+class SliceWrites(nn.Module):
+    """Writes into slices of other tensors, as swin builds its shifted-window
+    mask (``mask[h0:h1, w0:w1] = count``), and into an activation: slices,
+    strided slices and a select."""
+
+    def forward(self, h):
+        mask = h.new_zeros(h.shape[2:])
+        count = 0
+        for rows in (slice(0, 2), slice(2, None)):
+            for cols in (slice(0, -2), slice(-2, None)):
+                mask[rows, cols] = count
+                count += 1
+        g = h.clone()
+        g[:, 1:3] = 0.5 * g[:, 1:3]
+        g[:, :, ::2] = torch.tanh(g[:, :, ::2])
+        g[:, 0] = h[:, 3] * 2
+        return g + mask
+
+
 class Bilinear(nn.Module):
     """nn.Bilinear (aten._trilinear) of the flattened features with themselves."""
 
@@ -143,6 +162,7 @@ CASES = {
         nn.Conv2d(3, 8, 1), nn.PReLU(8, 0.1), nn.PixelShuffle(2), nn.PReLU(), nn.Conv2d(2, 4, 1),
         nn.PixelUnshuffle(2), nn.InstanceNorm2d(16, affine=True), nn.Conv2d(16, 4, 1)]),
     "rearrange": ((4, 3, 5, 6), lambda: [nn.Conv2d(3, 4, 1), Rearrange(), nn.Conv2d(4, 4, 1)]),
+    "slice_writes": ((4, 3, 5, 5), lambda: [nn.Conv2d(3, 4, 1), SliceWrites(), nn.Conv2d(4, 4, 1)]),
     "bilinear": ((4, 3, 3, 3), lambda: [nn.Conv2d(3, 2, 1), Bilinear(18)]),
     "adaptive_avgpool_uneven": ((4, 3, 5, 7), lambda: [
         nn.Conv2d(3, 4, 1), nn.AdaptiveAvgPool2d((3, 4)), nn.Tanh(),   # 5 -> 3, 7 -> 4: overlap
@@ -199,5 +219,24 @@ def test_conv3d_is_refused_naming_the_module():
     x, y = torch.randn(2, 2, 3, 3, 10), torch.randint(0, 2, (2,))
     with pytest.raises(UnsupportedOpError, match=r"aten.convolution.default \(from module '0', "
                                                  r"Conv3d\).*3-D convolution"):
+        export_training_step(model, nn.CrossEntropyLoss(),
+                             torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+
+
+def test_a_write_into_a_slice_read_through_an_older_view_is_refused():
+    """``old`` views ``g`` before the write and is read after it: in PyTorch it
+    sees the write, and a functional copy would not, so the exporter refuses."""
+    class Stale(nn.Module):
+        def forward(self, h):
+            g = h.clone()
+            old = g[:, :2]
+            g[:, 1:3] = 0.0
+            return old.sum(1, keepdim=True) + g
+
+    model = _head((2, 4, 3, 3), nn.Conv2d(4, 4, 1), Stale())
+    x, y = torch.randn(2, 4, 3, 3), torch.randint(0, 3, (2,))
+    with pytest.raises(UnsupportedOpError, match=r"aten.fill_.Tensor \(from module '1', "
+                                                 r"Stale\).*in-place update of a tensor "
+                                                 r"that has views"):
         export_training_step(model, nn.CrossEntropyLoss(),
                              torch.optim.SGD(model.parameters(), lr=0.1), x, y)

@@ -37,6 +37,7 @@ from typing import Callable, NamedTuple, Optional
 import pytest
 import torch
 import torchvision.models as tv
+import torchvision.models.segmentation as tvs
 from torch import nn
 
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
@@ -121,3 +122,62 @@ def test_trains_like_pytorch_on_one_blas_thread(name):
     finally:
         wsc._runtime.set_num_threads(before)
         wsc._runtime.set_parallel_threads(loops)
+
+
+class Dense(NamedTuple):
+    """A model of torchvision's segmentation list (per-pixel cross entropy on
+    ``out``) or a transformer-era classifier, with the modes it is tested in."""
+    build: Callable[[], nn.Module]
+    size: int
+    batch: int
+    lr: float
+    modes: tuple  # (systems, mode) pairs
+    options: dict = {}
+    segmentation: bool = True
+
+
+_SEG = dict(weights=None, weights_backbone=None, num_classes=CLASSES)
+_BOTH = ((1, "weight_streaming"), (2, "weight_streaming"), (1, "layer_pipelined"))
+DENSE = {
+    # Upsampling (bilinear, align_corners=False) back to the input size.
+    "fcn_resnet50": Dense(lambda: tvs.fcn_resnet50(**_SEG), 64, 2, 1e-4, _BOTH),
+    "deeplabv3_mobilenet_v3_large": Dense(lambda: tvs.deeplabv3_mobilenet_v3_large(**_SEG),
+                                          64, 2, 1e-3, _BOTH),
+    "lraspp_mobilenet_v3_large": Dense(lambda: tvs.lraspp_mobilenet_v3_large(**_SEG),
+                                       64, 2, 1e-3, _BOTH),
+    # Shifted windows: roll, padding, a mask written slice by slice, relative
+    # position bias gathered by index, stochastic depth; on one system it
+    # keeps its activations for the backward pass in MemoryX.
+    "swin_t": Dense(lambda: tv.swin_t(weights=None, num_classes=CLASSES), 64, 2, 1e-3,
+                    ((1, "weight_streaming"), (2, "weight_streaming")),
+                    {"offload_activations": True}, False),
+    # LayerNorm over channels-last views; adaptive pooling of a permuted map.
+    "convnext_tiny": Dense(lambda: tv.convnext_tiny(weights=None, num_classes=CLASSES), 64, 2,
+                           1e-3, _BOTH, {}, False),
+}
+
+
+@pytest.mark.parametrize("systems,mode", _BOTH)
+@pytest.mark.parametrize("name", sorted(DENSE))
+def test_dense_and_window_models_train_like_pytorch(name, systems, mode):
+    setting = DENSE[name]
+    if (systems, mode) not in setting.modes:
+        pytest.skip(f"{name} is not run {mode} on {systems} system(s)")  # see DENSE
+    torch.manual_seed(0)
+    model = setting.build()
+    initial = copy.deepcopy(model)
+    shape = (setting.batch, 3, setting.size, setting.size)
+    labels = (setting.batch, setting.size, setting.size) if setting.segmentation \
+        else (setting.batch,)
+    batches = [(torch.randn(shape), torch.randint(0, CLASSES, labels)) for _ in range(STEPS)]
+    ce = nn.CrossEntropyLoss()
+    loss_fn = (lambda out, y: ce(out["out"], y)) if setting.segmentation else ce
+
+    def sgd(params):
+        return torch.optim.SGD(params, lr=setting.lr, momentum=0.9)
+
+    prog, reference, ours, theirs = train_both(model, loss_fn, batches, systems, mode=mode,
+                                               optimizer=sgd, **setting.options)
+    assert prog.report()["mode"] == mode
+    assert_well_conditioned(initial, reference, loss_fn, sgd, batches, prog.random_draws)
+    check(prog, reference, ours, theirs)

@@ -175,3 +175,42 @@ func.func @step(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) -> (tensor<8x1024x
   return %3 : tensor<8x1024xf32>
 }
 }
+
+// -----
+
+// Many values live: the error lists the largest three, a note each marks
+// the largest four, and one note sums up the rest (a GPT block has hundreds
+// live; the error stays a screenful). Six 16 kB results are live at 'f'.
+func.func @many_values_live(%x: tensor<8x512xf32> {wsc.input = 0 : i64}) -> tensor<8x512xf32> {
+  // expected-note @+1 {{result #0 of 'a': 16384 bytes per PE}}
+  %a = wsc.kernel "a" layer("a") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x512xf32>) -> tensor<8x512xf32> {
+  ^bb0(%a0: tensor<8x512xf32>):
+    wsc.yield %a0 : tensor<8x512xf32>
+  }
+  // expected-note @+1 {{result #0 of 'b': 16384 bytes per PE}}
+  %b = wsc.kernel "b" layer("b") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x512xf32>) -> tensor<8x512xf32> {
+  ^bb0(%a0: tensor<8x512xf32>):
+    wsc.yield %a0 : tensor<8x512xf32>
+  }
+  // expected-note @+1 {{result #0 of 'c': 16384 bytes per PE}}
+  %c = wsc.kernel "c" layer("c") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x512xf32>) -> tensor<8x512xf32> {
+  ^bb0(%a0: tensor<8x512xf32>):
+    wsc.yield %a0 : tensor<8x512xf32>
+  }
+  // expected-note @+1 {{result #0 of 'd': 16384 bytes per PE}}
+  %d = wsc.kernel "d" layer("d") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x512xf32>) -> tensor<8x512xf32> {
+  ^bb0(%a0: tensor<8x512xf32>):
+    wsc.yield %a0 : tensor<8x512xf32>
+  }
+  %e = wsc.kernel "e" layer("e") phase(<forward>) (%x) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x512xf32>) -> tensor<8x512xf32> {
+  ^bb0(%a0: tensor<8x512xf32>):
+    wsc.yield %a0 : tensor<8x512xf32>
+  }
+  // expected-error @+2 {{the step's live values need 98304 bytes per PE at kernel 'f', 49152 bytes over the 49152-byte PE SRAM (6 values live: result #0 of 'a' 16384 B, result #0 of 'b' 16384 B, result #0 of 'c' 16384 B, ...)}}
+  // expected-note @+1 {{and 2 more values live, 32768 bytes per PE in all}}
+  %f = wsc.kernel "f" layer("f") phase(<forward>) (%a, %b, %c, %d, %e) {operand_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>, #wsc.layout<dims = ["b", "h"], x = [], y = []>, #wsc.layout<dims = ["b", "h"], x = [], y = []>, #wsc.layout<dims = ["b", "h"], x = [], y = []>, #wsc.layout<dims = ["b", "h"], x = [], y = []>], result_layouts = [#wsc.layout<dims = ["b", "h"], x = [], y = []>]} : (tensor<8x512xf32>, tensor<8x512xf32>, tensor<8x512xf32>, tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<8x512xf32> {
+  ^bb0(%a0: tensor<8x512xf32>, %a1: tensor<8x512xf32>, %a2: tensor<8x512xf32>, %a3: tensor<8x512xf32>, %a4: tensor<8x512xf32>):
+    wsc.yield %a0 : tensor<8x512xf32>
+  }
+  return %f : tensor<8x512xf32>
+}

@@ -17,7 +17,7 @@ recurrent.py unrolls RNNs, loss_rewrites.py and constants.py make losses
 traceable.
 """
 
-from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
+from typing import Dict, List, NamedTuple, Sequence, Tuple
 
 import torch
 import torch.fx
@@ -29,12 +29,12 @@ from .composites import COMPOSITES, traceable_functions
 from .constants import ConstantsMode, model_state
 from .draws import lift_draws, out_of_place_dropout
 from .errors import Unsupported, UnsupportedOpError, refused_while_tracing, trace_failure
-from .lowering.inplace import VIEW_OPS, restore_traced_shapes, with_inplace_variants
+from .lowering.inplace import restore_traced_shapes, with_inplace_variants
 from .loss_rewrites import LOSS_DECOMPOSITIONS, traceable_losses
 from .names import use_linear_names
 from .provenance import Provenance, describe
 from .recurrent import unrolled
-from . import repeated
+from . import mutation, repeated
 
 aten = torch.ops.aten
 
@@ -138,76 +138,11 @@ def state_names(model: torch.nn.Module) -> Dict[int, List[str]]:
     return out
 
 
-def _batch_norm_writes(node):
-    # native_batch_norm's schema does not say so (torch < 2.0), but in training
-    # mode it updates running_mean and running_var (arguments 3 and 4) in place.
-    args = list(node.args) + [None] * 8
-    return [args[3], args[4]] if args[5] else []
-
-
-_UNDECLARED_WRITES = {aten.native_batch_norm.default: _batch_norm_writes}
-
-
-def _writes(node: torch.fx.Node) -> List[torch.fx.Node]:
-    """The values ``node`` writes to in place, by its schema (``Tensor(a!)`` arguments)."""
-    if node.op != "call_function":
-        return []
-    found = []
-    if node.target in _UNDECLARED_WRITES:
-        found += [v for v in _UNDECLARED_WRITES[node.target](node) if isinstance(v, torch.fx.Node)]
-    schema = getattr(node.target, "_schema", None)
-    for i, arg in enumerate(schema.arguments if schema is not None else ()):
-        if arg.alias_info is None or not arg.alias_info.is_write:
-            continue
-        value = node.args[i] if i < len(node.args) else node.kwargs.get(arg.name)
-        if isinstance(value, torch.fx.Node):
-            found.append(value)
-    return found
-
-
-def _written(graph: torch.fx.Graph) -> Set[torch.fx.Node]:
-    """Nodes some op writes to in place."""
-    return {value for node in graph.nodes for value in _writes(node)}
-
-
-def _view_base(node: torch.fx.Node) -> torch.fx.Node:
-    while node.op == "call_function" and node.target in VIEW_OPS:
-        node = node.args[0]
-    return node
-
-
-def refuse_lost_writes(gm: torch.fx.GraphModule, params, buffers) -> None:
-    """In-place writes the compiled step could not keep: into a parameter
-    (``nn.Embedding(max_norm=..)`` renormalises the rows it looks up; the
-    master copy lives in MemoryX and only the optimizer updates it), or
-    into part of a buffer through a view (the step returns whole buffers)."""
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    state = {node: ("parameter", name) for node, (name, _) in zip(placeholders, params)}
-    state.update({node: ("buffer", name) for node, (name, _) in
-                  zip(placeholders[len(params):], buffers)})
-    for node in gm.graph.nodes:
-        for value in _writes(node):
-            base = _view_base(value)
-            if base not in state:
-                continue
-            kind, name = state[base]
-            if kind == "parameter":
-                raise UnsupportedOpError(
-                    f"{node.target} ({describe(node)}) writes to parameter '{name}' in place, "
-                    "which the wsc exporter does not support: parameters change only by the "
-                    "optimizer step (e.g. nn.Embedding's max_norm renormalises its weight)")
-            if value is not base:
-                raise UnsupportedOpError(
-                    f"{node.target} ({describe(node)}) writes to part of buffer '{name}' "
-                    "through a view, which the wsc exporter does not support; assign the "
-                    "whole buffer instead")
-
-
 def mutated(gm: torch.fx.GraphModule, first: int, names: Sequence[str]) -> List[str]:
     """Names of the buffers (placeholders ``first``, ``first + 1``, ..) that the graph
     writes to in place."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"][first:first + len(names)]
-    written = _written(gm.graph)
+    written = mutation.written(gm.graph)
     return [name for name, node in zip(names, placeholders) if node in written]
 
 
@@ -218,7 +153,7 @@ def keep_updated(gm: torch.fx.GraphModule, first_placeholder: int, first_output:
     output = next(n for n in gm.graph.nodes if n.op == "output")
     results = list(output.args[0])
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    written = _written(gm.graph)
+    written = mutation.written(gm.graph)
     kept, names_kept = [], []
     for i, name in enumerate(names):
         value, arg = results[first_output + i], placeholders[first_placeholder + i]
@@ -226,7 +161,7 @@ def keep_updated(gm: torch.fx.GraphModule, first_placeholder: int, first_output:
             kept.append(value)
             names_kept.append(name)
     output.args = (tuple(results[:first_output] + kept),)
-    if gm.graph.eliminate_dead_code() or len(kept) < len(names):
+    if mutation.drop_dead_code(gm.graph) or len(kept) < len(names):
         gm.recompile()  # seconds for a GPT-3: only when the graph changed
     return names_kept
 
@@ -386,9 +321,9 @@ def capture_training(model, loss_fn, inputs, labels, *, reference: bool = False)
     gm = _captured_graph(model, params, buffers, reference, lambda linear_names: _training_trace(
         model, loss_fn, inputs, labels, outputs, linear_names))
     n_params = len(params)
-    refuse_lost_writes(gm, params, buffers)
+    mutation.refuse_lost_writes(gm, params, buffers)
     updates = keep_updated(gm, n_params, 1 + n_params, [name for name, _ in buffers])
-    gm.graph.eliminate_dead_code()
+    mutation.drop_dead_code(gm.graph)
     num_classes, ignore_index = _label_ranges(gm.graph, n_params + len(buffers) + len(inputs),
                                               labels, outputs.get("model"))
     return Captured(gm, params, inputs, labels, num_classes, buffers, updates,
@@ -423,13 +358,13 @@ def capture_inference(model, inputs, *, reference: bool = False) -> Captured:
     buffers = named_buffers(model)
     gm = _captured_graph(model, params, buffers, reference,
                          lambda linear_names: _inference_trace(model, inputs, linear_names))
-    refuse_lost_writes(gm, params, buffers)
+    mutation.refuse_lost_writes(gm, params, buffers)
     updated = mutated(gm, len(params), [name for name, _ in buffers])
     if updated:
         raise ValueError(f"the forward pass updates buffers ({', '.join(updated)}), but "
                          "inference treats buffers as read-only; call model.eval() first "
                          "(e.g. training-mode BatchNorm updates its running statistics)")
-    gm.graph.eliminate_dead_code()
+    mutation.drop_dead_code(gm.graph)
     return Captured(gm, params, inputs, (), {}, buffers, [], lift_draws(gm, describe))
 
 

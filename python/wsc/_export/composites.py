@@ -20,10 +20,19 @@ Each follows the eager CPU kernel's formula so that the numerics match.
   ``accumulate=True`` (the gather's backward) is its scatter-add,
   ``embedding_dense_backward``.
 
-``traceable_functions`` also replaces ``F.embedding_bag`` (``nn.EmbeddingBag``)
-while tracing: fixed-size bags (2-D input) are an embedding and a sum, mean
-or max over the bag, without the padding_idx entries, as the eager kernel.
-Bags given by ``offsets`` have sizes that depend on the data, and are refused.
+``traceable_functions`` also replaces two torch.nn.functional calls while
+tracing:
+
+* ``F.embedding_bag`` (``nn.EmbeddingBag``): fixed-size bags (2-D input) are
+  an embedding and a sum, mean or max over the bag, without the padding_idx
+  entries, as the eager kernel. Bags given by ``offsets`` have sizes that
+  depend on the data, and are refused.
+* ``F.adaptive_avg_pool2d`` pools a contiguous copy of its input. On a
+  channels-last input (swin and convnext permute NHWC to NCHW) the eager
+  op restrides its 1x1 result in place to keep the memory format, and the
+  backward of that ``as_strided_`` writes the gradient through one view of
+  a fresh buffer and reads it through another. Values have no memory format
+  in the compiled step, so the copy changes nothing but the trace.
 """
 
 import contextlib
@@ -372,13 +381,20 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
 
 @contextlib.contextmanager
 def traceable_functions():
-    """Within: ``F.embedding_bag`` traces (see the module docstring)."""
-    original = torch.nn.functional.embedding_bag
-    torch.nn.functional.embedding_bag = embedding_bag
+    """Within: ``F.embedding_bag`` and ``F.adaptive_avg_pool2d`` trace as the
+    module docstring says."""
+    functional = torch.nn.functional
+    originals = functional.embedding_bag, functional.adaptive_avg_pool2d
+    pool = originals[1]
+
+    def adaptive_avg_pool2d(input, output_size):
+        return pool(input.contiguous(), output_size)
+
+    functional.embedding_bag, functional.adaptive_avg_pool2d = embedding_bag, adaptive_avg_pool2d
     try:
         yield
     finally:
-        torch.nn.functional.embedding_bag = original
+        functional.embedding_bag, functional.adaptive_avg_pool2d = originals
 
 
 COMPOSITES = {

@@ -21,6 +21,7 @@ import torch.fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from .errors import UnsupportedOpError
+from .mutation import drop_dead_code
 
 aten = torch.ops.aten
 
@@ -103,7 +104,7 @@ def lift_draws(gm: torch.fx.GraphModule, describe: Callable) -> List[Tuple[int, 
         node.replace_all_uses_with(result)
         graph.erase_node(node)
     if shapes:
-        graph.eliminate_dead_code()  # the empty_like each bernoulli_ filled
+        drop_dead_code(graph)  # the empty_like each bernoulli_ filled; in-place ops stay
         gm.recompile()
     return shapes
 

@@ -19,6 +19,7 @@ def _splat(ctx, value):
 
 @lowers(aten.zeros.default, aten.zeros_like.default, aten.new_zeros.default,
         aten.empty.memory_format, aten.empty_like.default, aten.new_empty.default,
+        aten.new_empty_strided.default,
         aten.zero.default)
 def zeros(ctx, *args, **kwargs):
     # empty*: the values are unspecified, zero is as good as any.
@@ -33,6 +34,15 @@ def ones(ctx, *args, **kwargs):
 @lowers(aten.full.default, aten.full_like.default, aten.fill.Scalar)
 def full(ctx, first, value, *args, **kwargs):
     return _splat(ctx, value)
+
+
+@lowers(aten.fill.Tensor)
+def fill_tensor(ctx, like, value):
+    """Every element set to a 0-d tensor's value (``t[a:b] = count`` in place)."""
+    out = ctx.out_type()
+    if isinstance(value, Splat):
+        return Splat(value.value, out)
+    return ctx.elementwise([value], [out.elem], lambda b, v: v[0], out_type=out)
 
 
 @lowers(aten.new_full.default)

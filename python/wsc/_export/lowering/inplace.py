@@ -23,6 +23,7 @@ import torch.fx
 
 from ..emitter import Splat
 from ..errors import Unsupported
+from . import view_writes
 from .registry import LOWERINGS, convert_scalar
 
 aten = torch.ops.aten
@@ -54,8 +55,11 @@ def _aliased(target, mutation) -> bool:
 def _inplace(functional, op):
     def lower(ctx, *args, **kwargs):
         target = ctx.node.args[0]
-        if _aliased(target, ctx.node):
-            raise Unsupported("in-place update of a tensor that has views")
+        write = None
+        if _aliased(target, ctx.node):  # a slice of a tensor that is read again
+            write = view_writes.plan(ctx.node, VIEW_OPS)
+            if write is None:
+                raise Unsupported("in-place update of a tensor that has views")
         own = _functional_result(op, ctx.node)
         ctx.functional = op  # lowerings that dispatch on the op see the functional one
         try:
@@ -71,6 +75,8 @@ def _inplace(functional, op):
         finally:
             ctx.functional = None
         ctx.values[target] = result  # later uses of the mutated tensor see the update
+        if write is not None:
+            view_writes.write_back(ctx, write, result)
         return result
 
     return lower

@@ -5,7 +5,10 @@ as torch-mlir emits them for static shapes. Slices keep their rank; a
 ``select`` drops its dim with a ``tensor.collapse_shape`` afterwards.
 """
 
+from typing import List, NamedTuple, Optional
+
 import torch
+import torch.fx
 
 from ..emitter import Splat, Tensor, TensorType
 from ..errors import Unsupported
@@ -52,6 +55,122 @@ def _slice(ctx, x, dim, start, end, step, result=None):
 @lowers(aten.slice.Tensor)
 def slice_(ctx, x, dim=0, start=None, end=None, step=1):
     return _slice(ctx, x, dim, start, end, step, ctx.name)
+
+
+def _contiguous_strides(shape) -> List[int]:
+    strides, step = [], 1
+    for n in reversed(list(shape)):
+        strides.append(step)
+        step *= int(n)
+    return strides[::-1]
+
+
+def _numel(shape) -> int:
+    count = 1
+    for n in shape:
+        count *= int(n)
+    return count
+
+
+def _same_strides(shape, a, b) -> bool:
+    """Strides that address the same elements: equal on every dim longer than one."""
+    return all(int(n) == 1 or int(x) == int(y) for n, x, y in zip(shape, a, b))
+
+
+class StridedSlice(NamedTuple):
+    """A view of a contiguous tensor as a slice: per dim of the tensor an
+    offset, a length and a step; ``dropped`` are its dims the view does not
+    have (length one), as a select drops them."""
+    offsets: List[int]
+    sizes: List[int]
+    steps: List[int]
+    dropped: List[int]
+
+
+def strided_slice(shape, size, stride, offset) -> Optional[StridedSlice]:
+    """The slice that ``as_strided(size, stride, offset)`` reads from a
+    contiguous tensor of ``shape``, or None when it is not one. Each dim of
+    the view takes a dim of the tensor, in order."""
+    base = _contiguous_strides(shape)
+    rank = len(shape)
+    starts, rest = [], int(offset)
+    for b in base:  # mixed-radix digits of the offset
+        digit, rest = divmod(rest, b)
+        starts.append(digit)
+    if rest or any(d >= int(n) for d, n in zip(starts, shape)):
+        return None
+
+    def assign(d, first):
+        """Tensor dims for view dims d.. (each after ``first``), or None."""
+        if d == len(size):
+            return []
+        for b in range(first, rank - (len(size) - d) + 1):
+            n, s = int(size[d]), int(stride[d])
+            step = 1 if n == 1 else s // base[b]
+            if n > 1 and (s % base[b] or step <= 0 or starts[b] + (n - 1) * step >= int(shape[b])):
+                continue
+            tail = assign(d + 1, b + 1)
+            if tail is not None:
+                return [(b, step)] + tail
+        return None
+
+    found = assign(0, 0)
+    if found is None:
+        return None
+    sizes, steps = [1] * rank, [1] * rank
+    for d, (b, step) in enumerate(found):
+        sizes[b], steps[b] = int(size[d]), step
+    taken = {b for b, _ in found}
+    return StridedSlice(starts, sizes, steps, [b for b in range(rank) if b not in taken])
+
+
+def as_strided_plan(node):
+    """How an ``as_strided`` node reads its input: ("same",), ("reshape",) or
+    ("slice", StridedSlice); None for other restrides. The input's strides
+    are those it had when it ran (its tensor_meta)."""
+    source = node.args[0]
+    snapshot = source.meta.get("tensor_meta") if isinstance(source, torch.fx.Node) else None
+    if snapshot is None:
+        return None
+    size, stride = [int(n) for n in node.args[1]], [int(s) for s in node.args[2]]
+    storage_offset = node.args[3] if len(node.args) > 3 else node.kwargs.get("storage_offset")
+    own_offset = source.meta["val"].storage_offset() if "val" in source.meta else 0
+    offset = own_offset if storage_offset is None else int(storage_offset)
+    shape, strides = list(snapshot.shape), list(snapshot.stride)
+    if offset == own_offset and size == shape and _same_strides(size, stride, strides):
+        return ("same",)
+    if not _same_strides(shape, strides, _contiguous_strides(shape)) or own_offset != 0:
+        return None
+    if offset == 0 and _numel(size) == _numel(shape) \
+            and _same_strides(size, stride, _contiguous_strides(size)):
+        return ("reshape",)
+    found = strided_slice(shape, size, stride, offset)
+    return None if found is None else ("slice", found)
+
+
+@lowers(aten.as_strided.default)
+def as_strided(ctx, x, size, stride, storage_offset=None):
+    """The restrides that read a value's own elements: the same sizes and
+    strides (adaptive_avg_pool2d's channels-last restride), a reshape of a
+    contiguous input, or a strided slice of one (the backward of a write
+    into a slice, autograd's CopySlices)."""
+    how = as_strided_plan(ctx.node)
+    if how is None:
+        snapshot = ctx.node.args[0].meta.get("tensor_meta")
+        raise Unsupported(f"as_strided to sizes {list(size)}, strides {list(stride)}, offset "
+                          f"{storage_offset} of a tensor of sizes "
+                          f"{list(snapshot.shape) if snapshot else '?'}, strides "
+                          f"{list(snapshot.stride) if snapshot else '?'}: only restrides "
+                          "that read the tensor's own elements as a view or slice")
+    if how[0] == "same":
+        return x
+    if how[0] == "reshape":
+        return reshape(ctx, x, tuple(int(n) for n in size), ctx.name)
+    x, piece = ctx.tensor(x), how[1]
+    if not piece.dropped:
+        return extract_slice(ctx, x, piece.offsets, piece.sizes, piece.steps, ctx.name)
+    sliced = extract_slice(ctx, x, piece.offsets, piece.sizes, piece.steps)
+    return reshape(ctx, sliced, tuple(int(n) for n in size), ctx.name)
 
 
 @lowers(aten.select.int)
