@@ -132,3 +132,29 @@ def assert_well_conditioned(model, eager, loss_fn, optimizer, batches, draws=Non
             assert ratio <= 1 / 3, (
                 f"ill-conditioned setting: eager float32 uses {ratio:.2f} of the tolerance "
                 f"against float64 in {name}")
+
+
+def check_as_accurate_as_eager(prog, model, eager, losses, loss_fn, optimizer, batches,
+                               draws=None):
+    """Where float32 noise dominates (a deep BatchNorm network: batch means
+    near zero in float32 sums), compares with a float64 copy trained the
+    same way instead of with eager float32: in every state entry wsc's
+    distance from float64 (a norm over the tensor) is at most twice eager's
+    plus check()'s tolerance, and so in the loss at every step. `model` is
+    the untrained copy; `losses` are (wsc's, eager's) per step."""
+    exact, exact_losses = train_float64(model, loss_fn, optimizer, batches, draws)
+    for step, (mine, eager_loss, want) in enumerate(zip(*losses, exact_losses)):
+        allowed = 2 * abs(eager_loss - want) + RTOL * abs(want)
+        assert abs(mine - want) <= allowed, (
+            f"loss at step {step}: {mine} against float64 {want} (eager {eager_loss})")
+    ours, theirs = prog.state_dict(), eager.state_dict()
+    for name, want in exact.state_dict().items():
+        if not want.is_floating_point():
+            assert torch.equal(ours[name], theirs[name]), name
+            continue
+        ours_off = (ours[name].double() - want).norm().item()
+        eager_off = (theirs[name].double() - want).norm().item()
+        allowed = 2 * eager_off + RTOL * want.norm().item() + ATOL * want.numel() ** 0.5
+        assert ours_off <= allowed, (
+            f"{name}: {ours_off:.3g} from float64, eager float32 {eager_off:.3g} "
+            f"(allowed {allowed:.3g})")
