@@ -1,9 +1,11 @@
 """GPT- and BERT-style training on the emulator against PyTorch eager."""
 import pytest
 import torch
+import torch.nn.functional as F
 
 import wsc
 import wsc._runtime  # noqa: F401  (fails loudly when the binding is not built)
+from llama_style import Llama
 from parity import check, sgd, train_both
 from transformer_models import (BERT, GPT, HandAttention, LMLoss, TorchAttention,
                                 padded_batches, token_batches)
@@ -109,3 +111,19 @@ def test_embedding_gradient_streams_only_the_rows_of_its_tokens():
     # and the cross entropy's count of labels kept, all-reduced for its mean
     others += sum(s["bytes"] for s in prog.schedule["steps"] if s["op"] == "all_reduce")
     assert prog.report()["last_step"]["bytes_out"] == others + distinct * row
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+def test_llama_style_model_with_rotary_tables_in_non_persistent_buffers(systems):
+    """The rotary tables are buffers outside state_dict(): the program takes
+    them from the model (it used to stop at the first step with "missing
+    buffer 'freqs_cos'"), and its state_dict() stays keyed like the model's."""
+    torch.manual_seed(0)
+    model = Llama()
+    assert "freqs_cos" not in model.state_dict()
+    data = [(torch.randint(0, 40, (4, 16)), torch.randint(0, 40, (4, 16))) for _ in range(3)]
+    prog, reference, ours, theirs = train_both(
+        model, lambda out, y: F.cross_entropy(out.view(-1, out.size(-1)), y.view(-1)), data,
+        systems, optimizer=lambda p: torch.optim.AdamW(p, lr=1e-3))
+    check(prog, reference, ours, theirs)
+    assert list(prog.state_dict()) == list(reference.state_dict())

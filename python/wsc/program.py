@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from . import _build_tree
+from ._export.capture import named_buffers
 from .checkpoint import OptimizerLayout
 from .report import build_report
 
@@ -47,6 +48,9 @@ class Program:
         self._session.seed = seed
         # Parameters and float buffers as f32; int64 and bool buffers as they are.
         arrays = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+        # Non-persistent buffers (rotary tables) are the model's too, by name.
+        for name, value in named_buffers(model):
+            arrays.setdefault(name, value.detach().cpu().numpy())
         # Parameters only: a buffer may hold -inf on purpose (a causal mask).
         parameters = {name for name, _ in model.named_parameters()}
         for name, a in arrays.items():
