@@ -348,6 +348,36 @@ int parallelOuterLoop(const std::vector<int> &outer, const std::vector<int64_t> 
   return -1;
 }
 
+/// The double shadow of the output (its init, widened) when the op is a
+/// float sum over a reduction loop longer than one, else empty. Split loops
+/// never reduce (parallelOuterLoop), so the chunks write disjoint entries.
+std::vector<double> wideAccumulator(const RegionProgram &prog, const BodyOp &op,
+                                    const std::vector<int64_t> &ext,
+                                    const std::vector<Operand> &ops, const Tensor &out) {
+  const int numOutputs = static_cast<int>(ops.size()) - op.numInputs;
+  bool reduces = false;
+  for (size_t d = 0; d < ext.size(); ++d)
+    reduces |= op.isReduction[d] && ext[d] > 1;
+  if (!reduces || !prog.hasReduction() || prog.combiner() != ScalarOp::AddF ||
+      numOutputs != 1 || ops.back().storage != Storage::F32)
+    return {};
+  const float *init = out.data<float>();
+  return std::vector<double>(init, init + out.numel());
+}
+
+double sumInDouble(const float *x, int n) {
+  double s = 0;
+  for (int k = 0; k < n; ++k)
+    s += x[k];
+  return s;
+}
+
+void roundInto(const std::vector<double> &shadow, Tensor &out) {
+  float *dst = out.data<float>();
+  for (size_t i = 0; i < shadow.size(); ++i)
+    dst[i] = static_cast<float>(shadow[i]);
+}
+
 } // namespace
 
 ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *> &tensors,
@@ -415,7 +445,13 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
   const std::vector<int> &argRegs = prog.argRegs();
   const std::vector<int> &yieldRegs = prog.yieldRegs();
   const bool reduce = choice.mode == ExecMode::Reduce;
-  const int skip = reduce ? prog.reduceInstr() : -1;
+  // A float sum over a reduction loop accumulates in double, in a shadow
+  // of the output (the same order as in float, so still deterministic): a
+  // bias gradient sums 50k positions, and a float running sum loses three
+  // digits where PyTorch's cascade sums do not.
+  std::vector<double> shadow = wideAccumulator(prog, op, ext, ops, *tensors[M - 1]);
+  const bool wide = !shadow.empty();
+  const int skip = reduce || wide ? prog.reduceInstr() : -1;
   // linalg.index sees global positions along batch loops.
   std::vector<int64_t> indexBase(L, 0);
   if (prog.usesIndex() && sampleBegin > 0 && static_cast<int>(plan.batchExtent.size()) == L)
@@ -487,7 +523,15 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
             shown[d] += indexBase[d];
         }
         prog.run(rf, n, shift ? shown.data() : idx.data(), innerDim, skip);
-        if (reduce) {
+        if (wide) {
+          const float *x = rf.f(prog.reduceInput());
+          const int64_t base = off[M - 1] + c * innerStride[M - 1];
+          if (reduce)
+            shadow[base] += sumInDouble(x, n);
+          else
+            for (int j = 0; j < n; ++j)
+              shadow[base + j * innerStride[M - 1]] += x[j];
+        } else if (reduce) {
           Operand &o = ops[M - 1];
           const int xr = prog.reduceInput();
           if (o.storage == Storage::F32) {
@@ -527,6 +571,8 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
   const int split = parallelOuterLoop(outer, ext, op.isReduction, ops, !prog.checks().empty());
   if (split < 0) {
     runRange(-1, 0, 0);
+    if (wide)
+      roundInto(shadow, *tensors[M - 1]);
     return choice.mode;
   }
   // Work per index of the split loop, in instructions and operand rows.
@@ -534,6 +580,8 @@ ExecMode runStructuredOp(const StructuredPlan &plan, const std::vector<Tensor *>
                           (prog.numInstrs() + M + 1);
   const int64_t grain = std::max<int64_t>(1, static_cast<int64_t>(kChunkWork / perIndex));
   parallelFor(ext[split], grain, [&](int64_t lo, int64_t hi) { runRange(split, lo, hi); });
+  if (wide)
+    roundInto(shadow, *tensors[M - 1]);
   return choice.mode;
 }
 
