@@ -240,3 +240,52 @@ def test_a_write_into_a_slice_read_through_an_older_view_is_refused():
                                                  r"that has views"):
         export_training_step(model, nn.CrossEntropyLoss(),
                              torch.optim.SGD(model.parameters(), lr=0.1), x, y)
+
+
+class Bags(nn.Module):
+    """nn.EmbeddingBag on fixed-size bags of token ids (2-D input), in every
+    mode; the mean skips padding_idx entries."""
+
+    def __init__(self):
+        super().__init__()
+        self.mean = nn.EmbeddingBag(12, 6, mode="mean", padding_idx=0)
+        self.max = nn.EmbeddingBag(12, 6, mode="max")
+        self.sum = nn.EmbeddingBag(12, 6, mode="sum")
+        self.scale = nn.Parameter(torch.rand(5))
+        self.head = nn.Linear(18, 3)
+
+    def forward(self, ids):
+        weights = self.scale.expand(ids.shape[0], 5)
+        return self.head(torch.cat([self.mean(ids), self.max(ids),
+                                    self.sum(ids, per_sample_weights=weights)], 1))
+
+
+@pytest.mark.parametrize("systems", [1, 2])
+def test_embedding_bag_trains_like_pytorch(systems):
+    torch.manual_seed(0)
+    batches = []
+    for _ in range(STEPS):
+        ids = torch.randint(0, 12, (4, 5))
+        ids[0, :3] = 0  # padding in the mean's bag
+        ids[1] = 0      # a bag of padding only: its mean is 0
+        batches.append((ids, torch.randint(0, 3, (4,))))
+    prog, reference, ours, theirs = train_both(Bags(), nn.CrossEntropyLoss(), batches, systems)
+    check(prog, reference, ours, theirs)
+
+
+def test_embedding_bag_with_offsets_is_refused_naming_the_module():
+    model = nn.Sequential(nn.EmbeddingBag(12, 6), nn.Linear(6, 3))
+
+    class WithOffsets(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = model
+
+        def forward(self, ids):
+            return self.inner[1](self.inner[0](ids.flatten(), torch.arange(0, ids.numel(), 5)))
+
+    ids, y = torch.randint(0, 12, (4, 5)), torch.randint(0, 3, (4,))
+    with pytest.raises(UnsupportedOpError, match=r"from module 'inner.0', EmbeddingBag\).*"
+                                                 r"offsets"):
+        export_training_step(WithOffsets(), nn.CrossEntropyLoss(),
+                             torch.optim.SGD(model.parameters(), lr=0.1), ids, y)

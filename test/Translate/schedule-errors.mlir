@@ -9,8 +9,8 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>} {
       %e = tensor.empty() : tensor<4xf32>
       %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
       ^bb0(%in: f32, %out: f32):
-        // expected-error @+1 {{'math.sin' op is not supported inside a kernel by the wsc runtime}}
-        %s = math.sin %in : f32
+        // expected-error @+1 {{'math.atan' op is not supported inside a kernel by the wsc runtime}}
+        %s = math.atan %in : f32
         linalg.yield %s : f32
       } -> tensor<4xf32>
       wsc.yield %r : tensor<4xf32>

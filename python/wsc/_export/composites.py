@@ -376,7 +376,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         raise Unsupported(f"embedding_bag mode '{mode}'")
     if keep is None:
         return total / input.shape[1]
-    return total / keep.sum(1, keepdim=True).clamp_min(1).to(total.dtype)
+    return total / keep.sum(1, keepdim=True).to(total.dtype).clamp_min(1.0)
 
 
 @contextlib.contextmanager

@@ -55,7 +55,8 @@ MODULES: Tuple[Entry, ...] = (
     Entry("LayerNorm", (aten.native_layer_norm, aten.native_layer_norm_backward), ""),
     Entry("GroupNorm", (aten.native_group_norm, aten.native_group_norm_backward), ""),
     Entry("Embedding", (aten.embedding, aten.embedding_dense_backward),
-          "padding_idx; not scale_grad_by_freq or sparse"),
+          "padding_idx; not scale_grad_by_freq or sparse; max_norm is refused (it "
+          "renormalises the weight in place)"),
     Entry("Dropout", (aten.bernoulli_,),
           "training: masks drawn by the runtime's RNG (reproducible, independent of the "
           "number of systems); in place too"),
@@ -68,6 +69,20 @@ MODULES: Tuple[Entry, ...] = (
                                                           aten.cat),
           "unrolled while tracing: layers, bidirectional, batch_first (inputs batch-first), "
           "initial state, dropout between layers; padded tensors, not PackedSequence"),
+    Entry("Upsample", (aten.upsample_nearest2d, aten.upsample_bilinear2d,
+                       aten.upsample_nearest1d, aten.upsample_linear1d),
+          "modes nearest, bilinear and linear (1-D and 2-D), by size or scale factor, either "
+          "align_corners (F.interpolate too): constant interpolation matrices; not bicubic, "
+          "nearest-exact or 3-D"),
+    Entry("PixelShuffle, PixelUnshuffle", (aten.pixel_shuffle, aten.pixel_unshuffle),
+          "views and a permutation"),
+    Entry("PReLU", (aten.prelu, aten.prelu_backward), "one weight or one per channel"),
+    Entry("Bilinear", (aten._trilinear,), "with or without bias"),
+    Entry("EmbeddingBag", (aten.embedding, aten.amax),
+          "fixed-size bags (2-D input): modes sum (per_sample_weights too), mean, max, "
+          "padding_idx; not offsets (bags of data-dependent size) or max_norm"),
+    Entry("InstanceNorm2d", (aten.native_batch_norm, aten.repeat),
+          "affine or not; not track_running_stats"),
     Entry("Flatten, Unflatten, Identity, Sequential, ModuleList, ModuleDict",
           (aten.view,), "views and containers"),
 ) + _ACTIVATIONS
@@ -93,4 +108,12 @@ LOSSES: Tuple[Entry, ...] = (
     Entry("SmoothL1Loss", (aten.smooth_l1_loss, aten.smooth_l1_loss_backward),
           "beta (0 too); " + _REDUCTIONS),
     Entry("HuberLoss", (aten.huber_loss, aten.huber_loss_backward), "delta; " + _REDUCTIONS),
+    Entry("BCELoss", (aten.binary_cross_entropy, aten.binary_cross_entropy_backward),
+          "weight; " + _REDUCTIONS + "; log clamped at -100 as in PyTorch"),
+    Entry("KLDivLoss", (aten.xlogy, aten.log), "log_target; " + _REDUCTIONS + ", batchmean"),
+    Entry("CosineEmbeddingLoss", (aten.sqrt, aten.clamp_min), "margin; " + _REDUCTIONS),
+    Entry("MarginRankingLoss", (aten.clamp_min,), "margin; " + _REDUCTIONS),
+    Entry("MultiLabelSoftMarginLoss", (aten.log_sigmoid_forward, aten.log_sigmoid_backward),
+          "weight; " + _REDUCTIONS),
+    Entry("TripletMarginLoss", (aten.norm, aten.clamp_min), "margin, p, swap; " + _REDUCTIONS),
 )
