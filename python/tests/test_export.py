@@ -231,9 +231,9 @@ def test_inference_multiple_outputs():
 # ------------------------------------------------------------ unsupported ops
 
 
-class Cumsum(nn.Module):
+class LogCumSumExp(nn.Module):
     def forward(self, x):
-        return torch.cumsum(x, dim=1)
+        return torch.logcumsumexp(x, dim=1)
 
 
 class Sort(nn.Module):
@@ -250,7 +250,8 @@ class Encoder(nn.Module):
         return self.encoder(x)
 
 
-@pytest.mark.parametrize("odd,op,cls", [(Cumsum(), "aten.cumsum.default", "Cumsum"),
+@pytest.mark.parametrize("odd,op,cls", [(LogCumSumExp(), "aten.logcumsumexp.default",
+                                          "LogCumSumExp"),
                                         (Sort(), "aten.sort.default", "Sort")])
 def test_unsupported_op_names_op_and_module(odd, op, cls):
     model = Encoder(odd)
@@ -265,38 +266,39 @@ def test_unsupported_op_names_op_and_module(odd, op, cls):
         export_inference(model, torch.randn(2, 4))
 
 
-class _CumsumBackward(torch.autograd.Function):
+class _LogCumSumExpBackward(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         return x * 2
 
     @staticmethod
     def backward(ctx, grad):
-        return torch.cumsum(grad, dim=1)
+        return torch.logcumsumexp(grad, dim=1)
 
 
 class OddBackward(nn.Module):
     def forward(self, x):
-        return _CumsumBackward.apply(x)
+        return _LogCumSumExpBackward.apply(x)
 
 
 def test_unsupported_backward_op_names_module():
     model = nn.Sequential(nn.Linear(4, 4), OddBackward(), nn.Linear(4, 3))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     with pytest.raises(UnsupportedOpError,
-                       match=r"aten.cumsum.default \(from the backward of module '1', OddBackward\)"):
+                       match=r"aten.logcumsumexp.default \(from the backward of module '1', "
+                             r"OddBackward\)"):
         export_training_step(model, nn.CrossEntropyLoss(), opt, torch.randn(2, 4),
                              torch.tensor([0, 2]))
 
 
 def test_unsupported_op_in_loss_names_loss_function():
     def cumulative_loss(out, y):
-        return torch.cumsum(out, dim=1).pow(2).mean()
+        return torch.logcumsumexp(out, dim=1).pow(2).mean()
 
     model = mlp([4, 3])
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with pytest.raises(UnsupportedOpError, match=r"aten.cumsum.default \(from the loss function, "
-                                                 r"cumulative_loss\)"):
+    with pytest.raises(UnsupportedOpError, match=r"aten.logcumsumexp.default \(from the loss "
+                                                 r"function, cumulative_loss\)"):
         export_training_step(model, cumulative_loss, opt, torch.randn(2, 4), torch.randn(2, 3))
 
 
@@ -307,7 +309,7 @@ def test_unsupported_op_in_root_module():
             self.fc = nn.Linear(4, 3)
 
         def forward(self, x):
-            return torch.cumsum(self.fc(x), dim=1)
+            return torch.logcumsumexp(self.fc(x), dim=1)
 
     with pytest.raises(UnsupportedOpError, match=r"\(from the top-level module, Net\)"):
         export_inference(Net(), torch.randn(2, 4))
@@ -349,8 +351,9 @@ def test_dropout_becomes_a_random_draw_argument():
 
 
 @pytest.mark.parametrize("loss_fn,target,match", [
-    (nn.BCELoss(), torch.rand(2, 3), r"aten.binary_cross_entropy.default \(from the loss "
-                                     r"function, BCELoss\) is not supported"),
+    (nn.MultiLabelMarginLoss(), torch.tensor([[0, 2, -1], [1, -1, 0]]),
+     r"aten.multilabel_margin_loss_forward.default \(from the loss function, "
+     r"MultiLabelMarginLoss\) is not supported"),
     (nn.MultiMarginLoss(), torch.tensor([0, 2]), r"aten.multi_margin_loss.default \(from the "
                                                   r"loss function, MultiMarginLoss\)"),
 ])
@@ -539,11 +542,11 @@ def test_cli_batch_without_build_parameter(tmp_path):
     ("def build():\n    return 3\n", "must return wsc.export.Example"),
     ("import torch\nfrom wsc.export import Example\n"
      "class C(torch.nn.Module):\n"
-     "    def forward(self, x):\n        return torch.cumsum(x, 1)\n"
+     "    def forward(self, x):\n        return torch.logcumsumexp(x, 1)\n"
      "def build():\n"
      "    m = torch.nn.Sequential(torch.nn.Linear(3, 3), C())\n"
      "    return Example(model=m, inputs=torch.randn(4, 3))\n",
-     "aten.cumsum.default (from module '1', C) is not supported"),
+     "aten.logcumsumexp.default (from module '1', C) is not supported"),
 ])
 def test_cli_errors(tmp_path, content, message):
     path = tmp_path / "example.py"

@@ -87,7 +87,7 @@ def _features(shape=(4, 8)):
      "its result depends on tensor values"),
     (lambda x: x[x > 0].sum() + x,
      "aten.index.Tensor (from module '1', Apply) is not supported by the wsc exporter: "
-     "its result depends on tensor values"),
+     "advanced indexing with a boolean mask (the result's shape depends on the data)"),
     (_conditional,
      "reading a tensor value in Python, e.g. .item() or data-dependent control flow "
      "(from module '1', Apply), is not supported by the wsc exporter"),

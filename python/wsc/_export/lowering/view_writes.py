@@ -81,7 +81,8 @@ def plan(mutation: torch.fx.Node, views) -> Optional[SliceWrite]:
                 and _read_after(user, here, order, views):
             return None  # an older view of the base is read after the write
     shape = list(base.meta["val"].shape)
-    offsets, strides, dims, dropped = [0] * len(shape), [1] * len(shape), list(range(len(shape))), []
+    offsets, strides = [0] * len(shape), [1] * len(shape)
+    dims, dropped = list(range(len(shape))), []
     for node in chain[1:]:
         if node.target in _TRANSPARENT:
             continue
