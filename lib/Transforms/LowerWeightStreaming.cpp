@@ -102,7 +102,38 @@ struct LowerWeightStreamingPass
       return failure();
     if (failed(lowerStateResults(func, WSCDialect::getGradAttrName(), reduceAndUpdate)))
       return failure();
+    deferUpdatesPastLastStream(func);
     return lowerStateResults(func, WSCDialect::getBufferUpdateAttrName(), assign);
+  }
+
+  /// MemoryX updates a weight as soon as its gradient arrives, so every
+  /// stream of the weight must come first. A gradient made before the
+  /// weight's last use (a Linear over parameters only, as swin v2's
+  /// position-bias MLP, whose weight gradient comes before its input
+  /// gradient) leaves after the kernel of that use.
+  void deferUpdatesPastLastStream(func::FuncOp func) {
+    Block &block = func.getBody().front();
+    llvm::StringMap<Operation *> lastUse;
+    for (auto broadcast : block.getOps<BroadcastOp>()) {
+      auto stream = broadcast.getInput().getDefiningOp<StreamOp>();
+      if (!stream)
+        continue;
+      for (Operation *user : broadcast.getOutput().getUsers()) {
+        Operation *top = block.findAncestorOpInBlock(*user);
+        Operation *&last = lastUse[stream.getParam()];
+        if (top && (!last || last->isBeforeInBlock(top)))
+          last = top;
+      }
+    }
+    for (auto update : llvm::make_early_inc_range(block.getOps<UpdateOp>())) {
+      Operation *last = lastUse.lookup(update.getParam());
+      auto reduce = update.getGradient().getDefiningOp<ReduceOp>();
+      if (!last || !reduce || last->isBeforeInBlock(reduce))
+        continue;
+      LLVM_DEBUG(llvm::dbgs() << "update of " << update.getParam() << " deferred\n");
+      reduce->moveAfter(last);
+      update->moveAfter(reduce);
+    }
   }
 
   /// The exported `wsc.sparsity = {density = 0.1 : f64, source = "..."}` of

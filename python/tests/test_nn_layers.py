@@ -289,3 +289,4 @@ def test_embedding_bag_with_offsets_is_refused_naming_the_module():
                                                  r"offsets"):
         export_training_step(WithOffsets(), nn.CrossEntropyLoss(),
                              torch.optim.SGD(model.parameters(), lr=0.1), ids, y)
+

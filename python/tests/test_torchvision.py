@@ -155,6 +155,10 @@ DENSE = {
     "swin_t": Dense(lambda: tv.swin_t(weights=None, num_classes=CLASSES), 64, 2, 1e-3,
                     ((1, "weight_streaming"), (2, "weight_streaming")),
                     {"offload_activations": True}, False),
+    # Swin v2: a position-bias MLP over a constant table, whose weight
+    # gradient comes before its last use (LowerWeightStreaming defers it).
+    "swin_v2_t": Dense(lambda: tv.swin_v2_t(weights=None, num_classes=CLASSES), 64, 2, 1e-3,
+                       ((1, "weight_streaming"),), {"offload_activations": True}, False),
     # LayerNorm over channels-last views; adaptive pooling of a permuted map.
     "convnext_tiny": Dense(lambda: tv.convnext_tiny(weights=None, num_classes=CLASSES), 64, 2,
                            1e-3, _BOTH, {}, False),

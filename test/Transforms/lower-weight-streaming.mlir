@@ -178,6 +178,36 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
 
 // -----
 
+// A weight's gradient made before the weight's last use (a Linear over
+// parameters only: its weight gradient comes before its input gradient)
+// leaves after the kernel of that use: MemoryX updates the weight as soon
+// as the gradient arrives, and "in.grad" still streams it.
+// SPLIT-LABEL: func.func @gradient_before_last_use
+// SPLIT: wsc.memx.stream @w
+// SPLIT: %[[G:.*]] = wsc.kernel "w.grad"
+// SPLIT-NOT: wsc.memx.update
+// SPLIT: wsc.kernel "in.grad"
+// SPLIT: wsc.yield
+// SPLIT: wsc.swarmx.reduce %[[G]]
+// SPLIT-NEXT: wsc.memx.update @w
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @gradient_before_last_use(%w: tensor<2x2xf32> {wsc.param = "w"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<2x2xf32> {wsc.grad = "w"}) {
+    %gw = wsc.kernel "w.grad" layer("w") phase(<backward>) (%x) : (tensor<4x2xf32>) -> tensor<2x2xf32> {
+    ^bb0(%a: tensor<4x2xf32>):
+      %e = tensor.empty() : tensor<2x2xf32>
+      wsc.yield %e : tensor<2x2xf32>
+    }
+    %l = wsc.kernel "in.grad" layer("w") phase(<backward>) (%x, %w) : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<4x2xf32>, %v: tensor<2x2xf32>):
+      %e = tensor.empty() : tensor<f32>
+      wsc.yield %e : tensor<f32>
+    }
+    return %l, %gw : tensor<f32>, tensor<2x2xf32>
+  }
+}
+
+// -----
+
 // Centring by the batch mean: on several systems each would subtract the
 // mean of its own shard only.
 module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = #wsc.target<systems = 2>} {
