@@ -453,3 +453,24 @@ func.func @generic_fill(%x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f3
   return %l : tensor<f32>
 }
 }
+
+// -----
+
+// A reshape to or from rank 0 has no reassociation groups: every dim of the
+// wider side is a unit dim (a PReLU's single weight, tensor<1xf32>, read as
+// a scalar). BatchDims accepts it, and nothing here sums over the batch.
+// CHECK-LABEL: func.func @rank_zero_reshape
+// CHECK: tensor.collapse_shape %arg1 [] : tensor<1xf32> into tensor<f32>
+// CHECK-NOT: wsc.swarmx.all_reduce
+module attributes {wsc.target = #wsc.target<systems = 2>} {
+func.func @rank_zero_reshape(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %w: tensor<1xf32> {wsc.param = "prelu.weight"}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+  %s = tensor.collapse_shape %w [] : tensor<1xf32> into tensor<f32>
+  %e = tensor.empty() : tensor<4x2xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<4x2xf32>, tensor<f32>) outs(%e : tensor<4x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+}
