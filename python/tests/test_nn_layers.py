@@ -290,3 +290,17 @@ def test_embedding_bag_with_offsets_is_refused_naming_the_module():
         export_training_step(WithOffsets(), nn.CrossEntropyLoss(),
                              torch.optim.SGD(model.parameters(), lr=0.1), ids, y)
 
+
+
+def test_embedding_max_norm_is_refused_naming_the_module():
+    """nn.Embedding(max_norm=...) renormalises the rows it looks up in place,
+    in the weight itself; MemoryX's master copy changes only by the
+    optimizer, so the exporter refuses instead of training without it."""
+    model = nn.Sequential(nn.Embedding(10, 4, max_norm=1.0, padding_idx=0), nn.Flatten(),
+                          nn.Linear(12, 3))
+    ids, y = torch.randint(0, 10, (4, 3)), torch.randint(0, 3, (4,))
+    with pytest.raises(UnsupportedOpError, match=r"aten.embedding_renorm_.default \(from "
+                                                 r"module '0', Embedding\) writes to parameter "
+                                                 r"'0.weight' in place"):
+        export_training_step(model, nn.CrossEntropyLoss(),
+                             torch.optim.SGD(model.parameters(), lr=0.1), ids, y)
