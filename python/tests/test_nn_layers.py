@@ -304,3 +304,38 @@ def test_embedding_max_norm_is_refused_naming_the_module():
                                                  r"'0.weight' in place"):
         export_training_step(model, nn.CrossEntropyLoss(),
                              torch.optim.SGD(model.parameters(), lr=0.1), ids, y)
+
+
+class _Apply(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+        self.register_buffer("seen", torch.zeros(4))
+
+    def forward(self, h):
+        return self.fn(self, h)
+
+
+def _assignment(module, h):
+    g = h.clone()
+    g[:, torch.tensor([0, 2])] = 1.0  # index_put without accumulate
+    return g
+
+
+def _buffer_slice(module, h):
+    module.seen[:2] = h.detach().mean()  # part of a buffer, through a view
+    return h + module.seen
+
+
+@pytest.mark.parametrize("fn,message", [
+    (_assignment, r"aten.index_put.default \(from the backward of module '1', _Apply\).*"
+                  r"accumulate=False"),
+    (_buffer_slice, r"\(from module '1', _Apply\) writes to part of buffer '1.seen' through "
+                    r"a view"),
+], ids=["indexed-assignment", "buffer-slice"])
+def test_writes_the_step_cannot_keep_are_refused(fn, message):
+    model = nn.Sequential(nn.Linear(4, 4), _Apply(fn), nn.Linear(4, 3))
+    x, y = torch.randn(2, 4), torch.randint(0, 3, (2,))
+    with pytest.raises(UnsupportedOpError, match=message):
+        export_training_step(model, nn.CrossEntropyLoss(),
+                             torch.optim.SGD(model.parameters(), lr=0.1), x, y)

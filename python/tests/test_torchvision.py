@@ -77,20 +77,24 @@ SETTINGS = {
 }
 
 
+def _images(batch, size, labels, generator=None):
+    """STEPS batches of random images with class labels of shape ``labels``."""
+    return [(torch.randn((batch, 3, size, size), generator=generator),
+             torch.randint(0, CLASSES, labels, generator=generator)) for _ in range(STEPS)]
+
+
+def _momentum_sgd(lr):
+    return lambda params: torch.optim.SGD(params, lr=lr, momentum=0.9)
+
+
 def _train(name, systems, mode):
     setting = SETTINGS[name]
     torch.manual_seed(0)
     model = setting.build()
     initial = copy.deepcopy(model)
-    shape = (setting.batch, 3, setting.size, setting.size)
     g = None if setting.data_seed is None else torch.Generator().manual_seed(setting.data_seed)
-    batches = [(torch.randn(shape, generator=g),
-                torch.randint(0, CLASSES, (setting.batch,), generator=g))
-               for _ in range(STEPS)]
-
-    def sgd(params):
-        return torch.optim.SGD(params, lr=setting.lr, momentum=0.9)
-
+    batches = _images(setting.batch, setting.size, (setting.batch,), g)
+    sgd = _momentum_sgd(setting.lr)
     prog, reference, ours, theirs = train_both(model, nn.CrossEntropyLoss(), batches, systems,
                                                mode=mode, optimizer=sgd, **setting.options)
     assert prog.report()["mode"] == mode
@@ -135,6 +139,7 @@ class Dense(NamedTuple):
     modes: tuple  # (systems, mode) pairs
     options: dict = {}
     segmentation: bool = True
+    against_float64: bool = False  # compared with float64 (check_as_accurate_as_eager)
 
 
 _SEG = dict(weights=None, weights_backbone=None, num_classes=CLASSES)
@@ -144,7 +149,7 @@ DENSE = {
     # Batch means near zero deep in the ResNet-50: eager float32 itself ends
     # 1.5x the tolerance from float64, so it is compared with float64.
     "fcn_resnet50": Dense(lambda: tvs.fcn_resnet50(**_SEG), 64, 2, 1e-4, _BOTH,
-                          {"reference": "float64"}),
+                          against_float64=True),
     "deeplabv3_mobilenet_v3_large": Dense(lambda: tvs.deeplabv3_mobilenet_v3_large(**_SEG),
                                           64, 2, 1e-3, _BOTH),
     "lraspp_mobilenet_v3_large": Dense(lambda: tvs.lraspp_mobilenet_v3_large(**_SEG),
@@ -172,22 +177,16 @@ def test_dense_and_window_models_train_like_pytorch(name, systems, mode):
     torch.manual_seed(0)
     model = setting.build()
     initial = copy.deepcopy(model)
-    shape = (setting.batch, 3, setting.size, setting.size)
     labels = (setting.batch, setting.size, setting.size) if setting.segmentation \
         else (setting.batch,)
-    batches = [(torch.randn(shape), torch.randint(0, CLASSES, labels)) for _ in range(STEPS)]
+    batches = _images(setting.batch, setting.size, labels)
     ce = nn.CrossEntropyLoss()
     loss_fn = (lambda out, y: ce(out["out"], y)) if setting.segmentation else ce
-
-    def sgd(params):
-        return torch.optim.SGD(params, lr=setting.lr, momentum=0.9)
-
-    options = dict(setting.options)
-    against_float64 = options.pop("reference", None) == "float64"
+    sgd = _momentum_sgd(setting.lr)
     prog, reference, ours, theirs = train_both(model, loss_fn, batches, systems, mode=mode,
-                                               optimizer=sgd, **options)
+                                               optimizer=sgd, **setting.options)
     assert prog.report()["mode"] == mode
-    if against_float64:
+    if setting.against_float64:
         check_as_accurate_as_eager(prog, initial, reference, (ours, theirs), loss_fn, sgd,
                                    batches, prog.random_draws)
         return
