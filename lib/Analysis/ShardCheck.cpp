@@ -43,9 +43,7 @@ bool mlir::wsc::reducesOverBatch(Operation *operation, const BatchDims &dims) {
 
 namespace {
 
-/// `systems` == 0: the split is VTS's, one sample at a time.
-LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
-                    Partials &partials, function_ref<bool(Operation *)> runsPerSample) {
+LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems, Partials &partials) {
   Operation *origin = nullptr;
   bool batched = false;
   for (Value v : op->getOperands()) {
@@ -57,22 +55,11 @@ LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
     batched |= dims.lookup(v).has_value();
   if (llvm::isa<AllReduceOp>(op))
     return success(); // the sum over every system's shard: no longer partial
-  // Outside the ragged region a sum over the batch is the whole batch's:
-  // what it feeds per sample is ordinary data.
-  if (origin && batched && !llvm::isa<KernelOp>(op) && runsPerSample &&
-      !runsPerSample(op) && !runsPerSample(origin))
-    return success();
   if (origin && batched && !llvm::isa<KernelOp>(op)) {
     InFlightDiagnostic diag = op->emitOpError()
-        << "combines a sum over the batch with per-sample values; ";
-    if (systems)
-      diag << "each of the " << systems << " systems sums only its own shard, so "
-           << "this would differ from single-device training; run "
-           << "wsc-sync-batch-statistics first (--wsc-pipeline does)";
-    else
-      diag << "variable tensor shape runs each sample of a ragged kernel on its "
-           << "own, so this would differ from the padded program; turn VTS off "
-           << "(wsc.compile(vts=False)) or around this part (wsc.nn.disable_vts)";
+        << "combines a sum over the batch with per-sample values; each of the " << systems
+        << " systems sums only its own shard, so this would differ from single-device "
+        << "training; run wsc-sync-batch-statistics first (--wsc-pipeline does)";
     diag.attachNote(origin->getLoc()) << "the sum over the batch";
     return diag;
   }
@@ -85,7 +72,7 @@ LogicalResult visit(Operation *op, const BatchDims &dims, int64_t systems,
 }
 
 LogicalResult visitKernel(KernelOp kernel, const BatchDims &dims, int64_t systems,
-                          Partials &partials, function_ref<bool(Operation *)> runsPerSample) {
+                          Partials &partials) {
   Block &body = kernel.getBodyBlock();
   for (auto [operand, arg] : llvm::zip(kernel.getInputs(), body.getArguments()))
     if (Operation *from = partials.lookup(operand))
@@ -94,7 +81,7 @@ LogicalResult visitKernel(KernelOp kernel, const BatchDims &dims, int64_t system
     WalkResult result = op.walk<WalkOrder::PreOrder>([&](Operation *nested) {
       if (nested != &op && nested->getParentOp() != &op)
         return WalkResult::skip(); // scalar bodies: covered by their op
-      return failed(visit(nested, dims, systems, partials, runsPerSample))
+      return failed(visit(nested, dims, systems, partials))
                  ? WalkResult::interrupt()
                                                             : WalkResult::advance();
     });
@@ -111,16 +98,15 @@ LogicalResult visitKernel(KernelOp kernel, const BatchDims &dims, int64_t system
 } // namespace
 
 LogicalResult mlir::wsc::checkShardable(func::FuncOp func, const BatchDims &dims,
-                                        int64_t systems,
-                                        function_ref<bool(Operation *)> runsPerSample) {
+                                        int64_t systems) {
   if (systems == 1)
     return success();
   Partials partials;
   for (Operation &op : func.getBody().front().without_terminator()) {
     if (auto kernel = llvm::dyn_cast<KernelOp>(op)) {
-      if (failed(visitKernel(kernel, dims, systems, partials, runsPerSample)))
+      if (failed(visitKernel(kernel, dims, systems, partials)))
         return failure();
-    } else if (failed(visit(&op, dims, systems, partials, runsPerSample))) {
+    } else if (failed(visit(&op, dims, systems, partials))) {
       return failure();
     }
   }

@@ -48,9 +48,12 @@ public:
       // Whole-batch statistics replace the buffer in place on the wafer.
       parameters().setWeights(st.param, wafer().value(st.operands[0]));
       return;
+    case StepKind::AllReduce:
+      // One wafer: the sum over its samples is already the batch's total.
+      wafer().setValue(st.results[0], wafer().value(st.operands[0]));
+      return;
     case StepKind::WeightStream:
     case StepKind::GradientStream:
-    case StepKind::AllReduce:
       notInMode(si, "layer-pipelined");
     }
   }

@@ -105,7 +105,8 @@ void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
 }
 
 /// wsc-sync-batch-statistics inserts all-reduces on one system for
-/// micro-batches; without them each would sum one partial: they go.
+/// micro-batches; without them each would sum one partial: they go. (A
+/// VTS step keeps its own: each sample of a ragged kernel runs alone.)
 static void dropOneSystemTotals(ModuleOp module) {
   module.walk([](AllReduceOp sum) {
     sum.getSum().replaceAllUsesWith(sum.getPartial());
@@ -298,7 +299,8 @@ void MicroBatchPass::runOnOperation() {
   if (microBatch.isNone())
     return markAllAnalysesPreserved();
   decide(module);
-  if (TargetAttr::lookup(module).getSystems() == 1 && !splits(module))
+  if (TargetAttr::lookup(module).getSystems() == 1 && !splits(module) &&
+      !module->hasAttr(WSCDialect::getVtsAttrName()))
     return dropOneSystemTotals(module);
   // Each size's trial took back what it wrote: only the module's
   // attributes changed, which no verifier reads (the dialect's

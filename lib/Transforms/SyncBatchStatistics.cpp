@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "wsc/Analysis/BatchDims.h"
+#include "BatchTotals.h"
 #include "wsc/Analysis/OpKinds.h"
 #include "wsc/Transforms/Passes.h"
 
@@ -166,13 +166,18 @@ bool isLinearIn(Operation *op, const DenseSet<Value> &partial) {
 
 class BatchStatisticsSync {
 public:
-  BatchStatisticsSync(func::FuncOp func, const BatchDims &dims) : func(func), dims(dims) {}
+  BatchStatisticsSync(func::FuncOp func, const BatchDims &dims,
+                      function_ref<bool(Operation *)> runsPerSample)
+      : func(func), dims(dims), runsPerSample(runsPerSample) {}
 
   LogicalResult run() {
     Block &body = func.getBody().front();
     for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
       if (failed(visit(&op)))
         return failure();
+    // Per sample, what leaves the region is already the system's total.
+    if (runsPerSample)
+      return success();
     // The loss and the gradients are summed by SwarmX; buffer updates and
     // outputs must be the whole batch's on every system.
     Operation *ret = body.getTerminator();
@@ -209,6 +214,12 @@ private:
     }
     for (Value v : op->getResults())
       batched |= dims.lookup(v).has_value();
+    const bool perSample = !runsPerSample || runsPerSample(op);
+    if (fromPartial && !perSample) {
+      // Outside the ragged region the samples' partials are summed.
+      fromPartial = false;
+      fromWhole = true;
+    }
     if (fromPartial) {
       DenseSet<Value> totals;
       if (batched)
@@ -231,7 +242,7 @@ private:
       fromPartial = keptPartial;
       fromWhole |= !totals.empty();
     }
-    if (fromPartial || reducesOverBatch(op, dims)) {
+    if (fromPartial || (perSample && reducesOverBatch(op, dims))) {
       for (Value v : op->getResults())
         partial.insert(v);
     } else if (fromWhole) {
@@ -265,10 +276,25 @@ private:
 
   func::FuncOp func;
   const BatchDims &dims;
+  function_ref<bool(Operation *)> runsPerSample;
   DenseSet<Value> partial;       // per-system shares of a sum over the batch
   DenseSet<Value> whole;         // non-batch values computed from totals
   DenseMap<Value, Value> totals; // partial -> its all-reduce
 };
+
+} // namespace
+
+LogicalResult mlir::wsc::allReduceBatchSums(func::FuncOp func, const BatchDims &dims,
+                                            bool &inserted,
+                                            function_ref<bool(Operation *)> runsPerSample) {
+  BatchStatisticsSync sync(func, dims, runsPerSample);
+  if (failed(sync.run()))
+    return failure();
+  inserted |= sync.allReduced();
+  return success();
+}
+
+namespace {
 
 struct SyncBatchStatisticsPass
     : public mlir::wsc::impl::WSCSyncBatchStatisticsBase<SyncBatchStatisticsPass> {
@@ -287,10 +313,8 @@ struct SyncBatchStatisticsPass
       FailureOr<BatchDims> dims = BatchDims::compute(func);
       if (failed(dims))
         return signalPassFailure();
-      BatchStatisticsSync sync(func, *dims);
-      if (failed(sync.run()))
+      if (failed(allReduceBatchSums(func, *dims, synced)))
         return signalPassFailure();
-      synced |= sync.allReduced();
     }
     // A step without batch statistics (no norm over the batch) is left as
     // it was.

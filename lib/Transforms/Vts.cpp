@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BatchTotals.h"
 #include "wsc/Dialect/WSC/CompileReport.h"
 #include "wsc/Transforms/Passes.h"
 #include "wsc/Analysis/KernelCost.h"
@@ -290,8 +291,6 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
       return llvm::any_of(op->getOperands(), inRegion) ||
              llvm::any_of(op->getResults(), inRegion);
     };
-    if (failed(checkShardable(func, *batch, /*systems=*/0, ragged)))
-      return failure();
     auto [threshold, raggedWork] =
         rewriter.cost(toTargetSpec(TargetAttr::lookup(module)));
     if (mode == VtsChoice::On)
@@ -310,6 +309,17 @@ struct VtsPass : public mlir::wsc::impl::WSCVtsBase<VtsPass> {
                                              double(expectedValidFraction)).str());
       return success();
     }
+    // A whole-batch total that per-sample work reads (a mean over the kept
+    // labels) is finished before it, as across systems. An op on non-batch
+    // values may join a ragged kernel, which runs it per sample too.
+    auto perSample = [&](Operation *op) {
+      auto batched = [&](Value v) { return batch->lookup(v).has_value(); };
+      return ragged(op) || (llvm::none_of(op->getOperands(), batched) &&
+                            llvm::none_of(op->getResults(), batched));
+    };
+    bool totalled = false;
+    if (failed(allReduceBatchSums(func, *batch, totalled, perSample)))
+      return failure();
     // The user's marks go first: the crossings' uses are on other ops.
     rewriter.removeMarks();
     rewriter.rewrite();

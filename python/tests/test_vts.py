@@ -7,7 +7,8 @@ import pytest
 import torch
 
 import wsc
-from vts_models import Decoder, Encoder, MaskedLMLoss, decoder_batches, encoder_batches
+from vts_models import (Decoder, Encoder, MaskedLMLoss, PaddedGPT, decoder_batches,
+                        encoder_batches, ignore_index_loss, labelled_batches)
 
 LENGTHS = [16, 9, 5, 12]  # one full sample, the rest right-padded
 
@@ -68,6 +69,21 @@ def test_vts_matches_padded_reference(case, systems):
     assert vts_off is None
     assert vts_on["ragged"] and vts_on["valid_fraction"] == pytest.approx(sum(LENGTHS) / 64)
     reference, losses = eager(model, loss(), data)
+    assert_same_training(on, (reference.state_dict(), losses), rtol=1e-4)
+
+
+@pytest.mark.parametrize("systems,mode", [(1, "weight_streaming"), (2, "weight_streaming"),
+                                          (1, "layer_pipelined")])
+@pytest.mark.parametrize("attention_mask", [False, True])
+def test_stock_ignore_index_loss_needs_no_restore(attention_mask, systems, mode):
+    """The kept-label count is a whole-batch total that every sample's
+    backward reads: it is all-reduced over the samples (and systems) before."""
+    torch.manual_seed(3)
+    model, data = PaddedGPT(attention_mask), labelled_batches(3, LENGTHS)
+    on = train(model, ignore_index_loss, data, True, systems=systems, mode=mode)
+    assert on[2][-1]["vts"]["ragged"]
+    assert sum(s["op"] == "all_reduce" for s in on[0].schedule["steps"]) >= 1
+    reference, losses = eager(model, ignore_index_loss, data)
     assert_same_training(on, (reference.state_dict(), losses), rtol=1e-4)
 
 

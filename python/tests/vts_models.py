@@ -88,3 +88,42 @@ def decoder_batches(steps, lengths, seq=16, vocab=64, seed=0):
         targets = torch.randint(0, vocab, ids.shape, generator=g) * valid
         out.append(((ids, valid), (targets, valid.float())))
     return out
+
+
+class PaddedGPT(GPT):
+    """GPT on right-padded batches as a user writes it: strip the padding
+    after the embeddings and never restore it; the stock loss
+    (`ignore_index_loss`) skips the labels at -100. With `attention_mask`
+    the blocks also mask the padded keys, as models fed an attention_mask do
+    (the causal mask already hides them from the valid queries)."""
+
+    def __init__(self, attention_mask=False, vocab=64, d=32, heads=2, seq=16, layers=2):
+        super().__init__(GPTConfig(vocab, d, heads, seq, layers))
+        self.attention_mask = attention_mask
+
+    def forward(self, ids, valid):
+        t = ids.shape[1]
+        x = wsc.nn.strip_padding(self.tok(ids) + self.pos(torch.arange(t)), valid)
+        masked = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
+        if self.attention_mask:
+            masked = masked | torch.logical_not(valid)[:, None, None, :]
+        for block in self.blocks:
+            x = block(x, masked)
+        return self.head(self.ln(x))
+
+
+def ignore_index_loss(logits, labels):
+    """PyTorch's mean over the kept labels: a whole-batch count divides it."""
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1),
+                           ignore_index=-100)
+
+
+def labelled_batches(steps, lengths, seq=16, vocab=64, seed=0):
+    """Right-padded ids and mask, and next-token labels at -100 where padded."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for _ in range(steps):
+        ids, valid = right_padded(lengths, seq, vocab, g)
+        labels = torch.randint(0, vocab, ids.shape, generator=g).masked_fill(~valid, -100)
+        out.append(((ids, valid), (labels,)))
+    return out

@@ -15,6 +15,7 @@ from typing import Optional, Tuple, Union
 import torch
 
 from . import _build_tree
+from ._batch_dims import BatchDim, batch_dims, batch_size
 from .program import Program, Tensors, as_tensors
 
 
@@ -98,25 +99,6 @@ def _vts_option(vts) -> str:
     raise ValueError(f"vts must be True, False or 'auto', got {vts!r}")
 
 
-def _check_batches(inputs, targets) -> None:
-    """Every example input and target holds the batch in dim 0: the smallest
-    dim 0 is the batch and the others are multiples of it (labels flattened
-    with a sequence). A mismatch is named here, as the compiler would
-    (BatchDims), rather than by the op that first trips on it while tracing."""
-    named = [(f"example_inputs[{i}]", t) for i, t in enumerate(inputs)] + \
-            [(f"example_targets[{i}]", t) for i, t in enumerate(targets)]
-    for name, t in named:
-        if t.dim() == 0:
-            raise ValueError(f"{name} is a scalar; dim 0 of every example input and target "
-                             "is the batch")
-    batch_name, batch = min(((n, t.shape[0]) for n, t in named), key=lambda e: e[1])
-    for name, t in named:
-        if batch and t.shape[0] % batch:
-            raise ValueError(f"{name} has {t.shape[0]} rows in dim 0, not a multiple of the "
-                             f"batch {batch} ({batch_name}'s dim 0): dim 0 of every example "
-                             "input and target is the batch")
-
-
 def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str = "f16",
                     target: str = "cs2", time_limit: float = 60.0,
                     vts: Union[bool, str] = "auto", valid_fraction: Optional[float] = None,
@@ -173,7 +155,7 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             grid: Optional[Tuple[int, int]] = None, seed: int = 0,
             allow_sram_overflow: bool = False,
             micro_batch_size: Union[None, str, int] = None,
-            offload_activations: bool = False) -> Program:
+            offload_activations: bool = False, batch_dim: BatchDim = None) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -222,6 +204,14 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     backward pass, which the timing model charges; report()["offload"] says
     how many and how many bytes.
 
+    `batch_dim` says which dim of the example inputs and targets holds the
+    batch: an int for all, or one per tensor (inputs first). None infers it:
+    dim 0 when every tensor's dim 0 has the same size, else the one dim size
+    of the first input that every tensor has (sequence-first tokens (seq,
+    batch), RNN states (layers, batch, hidden)), else dim 0 with labels
+    flattened with a sequence. Program.step takes its tensors in the same
+    layout.
+
     Options wsc-opt rejects (an unknown mode, stream_dtype or target, a grid
     out of range) raise CompileError with its message, before the export."""
     from . import export  # imports torch's tracing machinery: only when compiling
@@ -245,11 +235,19 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                              mask_schedule.planned_density if mask_schedule else None)
     inputs = as_tensors(example_inputs, "example_inputs")
     targets = as_tensors(example_targets, "example_targets")
-    _check_batches(inputs, targets)
-    if inputs[0].shape[0] < systems:
-        raise ValueError(f"batch {inputs[0].shape[0]} is smaller than systems={systems}")
-    exported = export.export_training_step(model, loss_fn, optimizer, inputs, targets, described)
-    compiled, _ = run_tool("wsc-opt", [pipeline, "-"], exported)
+    dims = batch_dims(inputs, targets, batch_dim)
+    if batch_size(inputs, dims) < systems:
+        raise ValueError(f"batch {batch_size(inputs, dims)} is smaller than systems={systems}")
+    exported = export.export_training_step(model, loss_fn, optimizer, inputs, targets, described,
+                                           batch_dims=dims)
+    try:
+        compiled, _ = run_tool("wsc-opt", [pipeline, "-"], exported)
+    except CompileError as err:
+        if batch_dim is None and "two different batch dims" in str(err):
+            raise CompileError(f"{err}\nwsc inferred the batch dims {list(dims)} (one per "
+                               "example input, then target); if that is wrong, as for a "
+                               "sequence-first model, pass batch_dim= (e.g. batch_dim=1)") from None
+        raise
     schedule, _ = run_tool("wsc-translate", ["--wsc-to-schedule", "-"], compiled)
     return Program(model, exported, compiled, schedule, masks, mask_schedule, seed,
-                   optimizer=optimizer)
+                   optimizer=optimizer, batch_dims=dims)

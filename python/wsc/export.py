@@ -46,17 +46,21 @@ class Example:
 
 
 def export_training_step(model, loss_fn, optimizer, example_inputs, example_targets,
-                         sparsity=None) -> str:
+                         sparsity=None, batch_dims=None) -> str:
     """MLIR text of one training step: ``@train_step(params, inputs, labels) -> (loss, grads)``.
 
     ``sparsity`` maps parameter names (as the function names them) to
-    ``{"density": float, "source": str}`` (``wsc.sparse.describe``)."""
+    ``{"density": float, "source": str}`` (``wsc.sparse.describe``).
+    ``batch_dims`` gives the batch dim of each example input, then of each
+    target, as the model sees them (0 by default); the function takes them
+    batch-first and moves them back."""
     from wsc._export.capture import capture_training, named_parameters
     from wsc._export.module import training_module
     from wsc._export.optimizer import optimizer_attributes
 
     opt, groups = optimizer_attributes(optimizer, named_parameters(model))
-    captured = capture_training(model, loss_fn, example_inputs, example_targets)
+    captured = capture_training(model, loss_fn, example_inputs, example_targets,
+                                batch_dims=batch_dims)
     return training_module(captured, opt, groups, sparsity)
 
 

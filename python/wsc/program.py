@@ -36,7 +36,8 @@ class Program:
     """A compiled training step bound to an emulated cluster."""
 
     def __init__(self, model, exported: str, compiled: str, schedule: str,
-                 masks=None, mask_schedule=None, seed: int = 0, optimizer=None):
+                 masks=None, mask_schedule=None, seed: int = 0, optimizer=None,
+                 batch_dims: Sequence[int] = ()):
         _runtime = _build_tree.import_runtime()
         self.mlir = ProgramIR(exported, compiled)
         self.schedule = json.loads(schedule)
@@ -65,6 +66,8 @@ class Program:
         self._session.load_masks({k: m.cpu().numpy() for k, m in self._masks.items()})
         self._mask_schedule = mask_schedule
         self._inputs = self.schedule["inputs"]
+        # The step's tensors are batch-first; the user's have the batch here.
+        self._batch_dims = tuple(batch_dims) or (0,) * len(self._inputs)
         self._last = None
         self._steps = 0
         # Where torch.optim keeps each parameter's state (wsc.checkpoint).
@@ -77,10 +80,13 @@ class Program:
             raise ValueError(f"expected {len(self._inputs)} input and target tensors, "
                              f"got {len(tensors)}")
         arrays = []
-        for tensor, spec in zip(tensors, self._inputs):
-            if list(tensor.shape) != spec["shape"]:
-                raise ValueError(f"{spec['name']}: expected shape {spec['shape']}, "
+        for tensor, spec, dim in zip(tensors, self._inputs, self._batch_dims):
+            expected = list(spec["shape"])
+            expected.insert(dim, expected.pop(0))  # in the user's layout
+            if list(tensor.shape) != expected:
+                raise ValueError(f"{spec['name']}: expected shape {expected}, "
                                  f"got {list(tensor.shape)}")
+            tensor = tensor.movedim(dim, 0) if dim else tensor
             kind = ("i1" if tensor.dtype == torch.bool else
                     "f32" if tensor.is_floating_point() else "i64")
             if kind != spec["dtype"]:

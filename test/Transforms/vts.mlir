@@ -220,15 +220,24 @@ func.func @late_mask(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %ids: tensor<2
 
 // -----
 
-// Batch statistics (a mean over the whole batch fed back into each sample)
-// would differ when each sample runs on its own.
+// A sum over the batch fed back into each sample (batch statistics, a mean
+// over the kept labels) is one sample's inside a ragged kernel: it is
+// all-reduced right after the sum, so every sample reads the batch's total.
+// CHECK-LABEL: func.func @batch_mean
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "reduction", "parallel"]
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: } -> tensor<4xf32>
+// CHECK-NEXT: %[[TOTAL:.+]] = wsc.swarmx.all_reduce %[[SUM]] : tensor<4xf32>
+// CHECK: ins(%{{.+}}, %[[TOTAL]] : tensor<2x8x4xf32>, tensor<4xf32>)
+// expected-remark @+1 {{VTS: }}
 func.func @batch_mean(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor<2x8xi1> {wsc.input = 1 : i64})
     -> (tensor<2x8x4xf32> {wsc.output = 0 : i64}) {
   %s = wsc.strip_padding %x, %mask : tensor<2x8x4xf32>, tensor<2x8xi1>
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-  // expected-note @+1 {{the sum over the batch}}
   %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>], iterator_types = ["reduction", "reduction", "parallel"]}
       ins(%s : tensor<2x8x4xf32>) outs(%f : tensor<4xf32>) {
   ^bb0(%a: f32, %acc: f32):
@@ -236,7 +245,6 @@ func.func @batch_mean(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor
     linalg.yield %r : f32
   } -> tensor<4xf32>
   %e2 = tensor.empty() : tensor<2x8x4xf32>
-  // expected-error @+1 {{combines a sum over the batch with per-sample values; variable tensor shape runs each sample of a ragged kernel on its own}}
   %c = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%s, %sum : tensor<2x8x4xf32>, tensor<4xf32>) outs(%e2 : tensor<2x8x4xf32>) {
   ^bb0(%a: f32, %m: f32, %o: f32):
@@ -244,6 +252,32 @@ func.func @batch_mean(%x: tensor<2x8x4xf32> {wsc.input = 0 : i64}, %mask: tensor
     linalg.yield %r : f32
   } -> tensor<2x8x4xf32>
   return %c : tensor<2x8x4xf32>
+}
+
+// -----
+
+// The total of a non-f32 sum cannot be all-reduced.
+func.func @integer_count(%x: tensor<2x8xi64> {wsc.input = 0 : i64}, %mask: tensor<2x8xi1> {wsc.input = 1 : i64})
+    -> (tensor<2x8xi64> {wsc.output = 0 : i64}) {
+  %s = wsc.strip_padding %x, %mask : tensor<2x8xi64>, tensor<2x8xi1>
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<i64>
+  %f = linalg.fill ins(%zero : i64) outs(%e : tensor<i64>) -> tensor<i64>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%s : tensor<2x8xi64>) outs(%f : tensor<i64>) {
+  ^bb0(%a: i64, %acc: i64):
+    %r = arith.addi %a, %acc : i64
+    linalg.yield %r : i64
+  } -> tensor<i64>
+  %e2 = tensor.empty() : tensor<2x8xi64>
+  // expected-error @+1 {{uses a sum over the batch of type 'tensor<i64>'; SwarmX all-reduces f32 tensors only}}
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %n : tensor<2x8xi64>, tensor<i64>) outs(%e2 : tensor<2x8xi64>) {
+  ^bb0(%a: i64, %m: i64, %o: i64):
+    %r = arith.subi %a, %m : i64
+    linalg.yield %r : i64
+  } -> tensor<2x8xi64>
+  return %c : tensor<2x8xi64>
 }
 
 // -----

@@ -105,7 +105,7 @@ TEST(Buffers, BadBuffersAndStepsAreRejectedWithTheirReason) {
   json lp = json::parse(std::ifstream(inputPath("mlp_ce_lp.json")));
   lp["steps"].push_back(
       json::object({{"op", "all_reduce"}, {"operand", 0}, {"result", 1}, {"bytes", 8}}));
-  EXPECT_SCHEDULE_ERROR(lp, "all_reduce in a layer-pipelined schedule");
+  EXPECT_SCHEDULE_ERROR(lp, "value 0 ([6, 4] f32) cannot be all-reduced (f32, no batch_dim)");
 }
 
 TEST(Buffers, AllReduceReturnsTheSumToEverySystem) {

@@ -58,12 +58,8 @@ struct BatchDimsAnalysis {
 /// Fails, at the offending op, when a sum over the batch dim (a per-system
 /// partial once the batch is sharded over `systems`) flows back into
 /// per-sample values: only the loss and weight gradients, which SwarmX sums,
-/// may carry such partials. Succeeds trivially for one system. `systems` 0
-/// checks for variable tensor shape, which runs each sample on its own, but
-/// only where `runsPerSample` says an op does (the ragged region): elsewhere
-/// a sum over the batch is the whole batch's.
-LogicalResult checkShardable(func::FuncOp func, const BatchDims &dims, int64_t systems,
-                             function_ref<bool(Operation *)> runsPerSample = nullptr);
+/// may carry such partials. Succeeds trivially for one system.
+LogicalResult checkShardable(func::FuncOp func, const BatchDims &dims, int64_t systems);
 
 /// True when `op` is a linalg op that sums over the batch dim of one of its
 /// inputs: once the batch is sharded, its results are per-system partials.

@@ -121,8 +121,6 @@ void StepParser::parse(const JsonReader &j) {
   if (lp && kind == StepKind::GradientStream)
     opj.error(op, " in a layer-pipelined schedule (the weights are updated on the wafer: use ",
               stringify(StepKind::WeightUpdate), ")");
-  if (lp && kind == StepKind::AllReduce)
-    opj.error(op, " in a layer-pipelined schedule (one system: nothing to all-reduce)");
   if (!lp && (kind == StepKind::WeightRead || kind == StepKind::WeightUpdate ||
               kind == StepKind::Route))
     opj.error(op, " is a layer-pipelined step, but this schedule's mode is '", s_.mode, "'");

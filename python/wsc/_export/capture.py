@@ -17,7 +17,7 @@ recurrent.py unrolls RNNs, loss_rewrites.py and constants.py make losses
 traceable.
 """
 
-from typing import Dict, List, NamedTuple, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import torch
 import torch.fx
@@ -25,6 +25,7 @@ from torch._decomp import get_decompositions
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 
+from .._batch_dims import as_written, batch_first
 from .composites import COMPOSITES, traceable_functions
 from .constants import ConstantsMode, model_state
 from .draws import lift_draws, out_of_place_dropout
@@ -273,10 +274,12 @@ def _captured_graph(model, params, buffers, reference: bool, trace) -> torch.fx.
     return trace(not reference).graph
 
 
-def _training_trace(model, loss_fn, inputs, labels, outputs: dict,
-                    linear_names: bool) -> repeated.Traced:
+def _training_trace(model, loss_fn, inputs, labels, outputs: dict, linear_names: bool,
+                    dims: Sequence[int]) -> repeated.Traced:
     """make_fx of the training step of ``model`` as it is now (repeated.py
-    traces it with its stack of blocks cut short)."""
+    traces it with its stack of blocks cut short). The step takes ``inputs``
+    and ``labels`` batch-first and moves each batch back to its dim in
+    ``dims`` (_batch_dims.py)."""
     params = named_parameters(model)
     provenance = Provenance(model, loss_fn)
     buffers = named_buffers(model)
@@ -287,7 +290,8 @@ def _training_trace(model, loss_fn, inputs, labels, outputs: dict,
 
     def train_step(*flat):
         ps, bs = flat[:n_params], flat[n_params:n_state]
-        xs, ys = flat[n_state:n_state + n_inputs], flat[n_state + n_inputs:]
+        xs = as_written(flat[n_state:n_state + n_inputs], dims[:n_inputs])
+        ys = as_written(flat[n_state + n_inputs:], dims[n_inputs:])
         out = stateless.functional_call(model, _bind(params + buffers, aliases, ps + bs),
                                         tuple(xs))
         with provenance.scope(provenance.loss_scope):
@@ -310,16 +314,22 @@ def _training_trace(model, loss_fn, inputs, labels, outputs: dict,
     return repeated.Traced(gm, _state(params, buffers), 1)
 
 
-def capture_training(model, loss_fn, inputs, labels, *, reference: bool = False) -> Captured:
+def capture_training(model, loss_fn, inputs, labels, *, reference: bool = False,
+                     batch_dims: Optional[Sequence[int]] = None) -> Captured:
+    """The training step, taking ``inputs`` and ``labels`` batch-first:
+    ``batch_dims`` (one per input, then per label; all 0 by default) says
+    where each tensor's batch is as the model and the loss see it."""
     if not callable(loss_fn):
         raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
     params = named_parameters(model)
     inputs = as_tensors(inputs, "example_inputs", INPUT_DTYPES)
     labels = as_tensors(labels, "example_targets", [torch.float32, torch.int64])
+    dims = tuple(batch_dims) if batch_dims is not None else (0,) * (len(inputs) + len(labels))
+    inputs, labels = batch_first(inputs, dims[:len(inputs)]), batch_first(labels, dims[len(inputs):])
     buffers = named_buffers(model)
     outputs = {}
     gm = _captured_graph(model, params, buffers, reference, lambda linear_names: _training_trace(
-        model, loss_fn, inputs, labels, outputs, linear_names))
+        model, loss_fn, inputs, labels, outputs, linear_names, dims))
     n_params = len(params)
     mutation.refuse_lost_writes(gm, params, buffers)
     updates = keep_updated(gm, n_params, 1 + n_params, [name for name, _ in buffers])

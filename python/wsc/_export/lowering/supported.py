@@ -63,12 +63,14 @@ MODULES: Tuple[Entry, ...] = (
     Entry("MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer, "
           "TransformerEncoder, TransformerDecoder",
           (aten.bmm, aten._softmax, aten.native_layer_norm),
-          "batch_first=True; self- and cross-attention, kdim/vdim, attention and key "
-          "padding masks, dropout; on several systems too"),
+          "batch_first either way (sequence-first: wsc.compile's batch_dim); self- and "
+          "cross-attention, kdim/vdim, attention and key padding masks, dropout; on several "
+          "systems too"),
     Entry("RNN, GRU, LSTM, RNNCell, GRUCell, LSTMCell", (aten.mm, aten.sigmoid, aten.tanh,
                                                           aten.cat),
-          "unrolled while tracing: layers, bidirectional, batch_first (inputs batch-first), "
-          "initial state, dropout between layers; padded tensors, not PackedSequence"),
+          "unrolled while tracing: layers, bidirectional, batch_first either way (the batch "
+          "dims of sequence-first tokens and states are inferred), initial state, dropout "
+          "between layers; padded tensors, not PackedSequence"),
     Entry("Upsample", (aten.upsample_nearest2d, aten.upsample_bilinear2d,
                        aten.upsample_nearest1d, aten.upsample_linear1d),
           "modes nearest, bilinear and linear (1-D and 2-D), by size or scale factor, either "

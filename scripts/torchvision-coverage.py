@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Trains every torchvision classification and segmentation model for two
+steps on the emulator and in eager, and records the outcome for
+docs/Coverage.md (python -m wsc._export.coverage renders it).
+
+    PYTHONPATH=python WSC_BUILD_DIR=build /usr/bin/python3 scripts/torchvision-coverage.py \
+        [-o docs/torchvision-coverage.json] [--only NAME ...] [--timeout S] [--memory-gb G]
+
+Each model runs in a child process with a time limit, so a crash or a hang
+is recorded as such. Models are built as torchvision builds them
+(weights=None), with 10 classes (4 for segmentation), batch 2, at 64 px (a
+model that eager cannot run at 64 px gets its smallest size from SIZES),
+SGD with momentum; a step that does not fit PE SRAM may offload
+activations. "trains" means both losses and every state entry match eager
+at rtol 1e-4 (atol 1e-5), or, where eager float32 itself strays that far,
+are at most twice eager's distance from a float64 run.
+"""
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+
+SIZES = {"inception_v3": 75, "maxvit_t": 224}
+KWARGS = {"vit_b_16": {"image_size": 64}, "vit_b_32": {"image_size": 64},
+          "vit_l_16": {"image_size": 64}, "vit_l_32": {"image_size": 64},
+          "vit_h_14": {"image_size": 56}, "inception_v3": {"aux_logits": False,
+                                                          "init_weights": True},
+          "googlenet": {"aux_logits": False, "init_weights": True}}
+STEPS, BATCH, RTOL, ATOL = 2, 2, 1e-4, 1e-5
+
+
+def _models():
+    import torchvision.models as m
+    return ([(n, "classification") for n in m.list_models(module=m)]
+            + [(n, "segmentation") for n in m.list_models(module=m.segmentation)])
+
+
+class _Out:
+    """A segmentation model's `out` (its forward returns a dict)."""
+
+    def __init__(self, model):
+        import torch
+
+        class Wrapped(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.model = model
+
+            def forward(self, x):
+                return self.model(x)["out"]
+        self.module = Wrapped()
+
+
+def _build(name, kind):
+    import torch
+    import torchvision.models as m
+    torch.manual_seed(0)
+    kwargs = dict(KWARGS.get(name, {}))
+    if kind == "segmentation":
+        model = _Out(m.segmentation.__dict__[name](weights=None, weights_backbone=None,
+                                                     num_classes=4)).module
+    else:
+        model = m.get_model(name, weights=None, num_classes=10, **kwargs)
+    return model
+
+
+def _data(kind, size, classes, seed):
+    import torch
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(BATCH, 3, size, size, generator=g)
+    shape = (BATCH, size, size) if kind == "segmentation" else (BATCH,)
+    return x, torch.randint(0, classes, shape, generator=g)
+
+
+def _train_eager(model, batches, dtype):
+    import torch
+    model = copy.deepcopy(model).to(dtype)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    losses = []
+    for x, y in batches:
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x.to(dtype)), y)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    return model.state_dict(), losses
+
+
+def _distance(got, want):
+    """Largest |got - want| / (RTOL |want| + ATOL) over the entries."""
+    import torch
+    worst = 0.0
+    for name, w in want.items():
+        if not w.is_floating_point():
+            continue
+        g = got[name].double()
+        worst = max(worst, float(((g - w.double()).abs() / (RTOL * w.double().abs() + ATOL))
+                                 .max()))
+    return worst
+
+
+def run_one(name, kind):
+    import torch
+    import wsc
+    from wsc.export import UnsupportedOpError
+    model = _build(name, kind)
+    size = SIZES.get(name, 64)
+    classes = 4 if kind == "segmentation" else 10
+    batches = [_data(kind, size, classes, s) for s in range(STEPS)]
+    reference = copy.deepcopy(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    start = time.time()
+    try:
+        prog = wsc.compile(model, torch.nn.CrossEntropyLoss(), opt, *batches[0],
+                           offload_activations=True)
+        ours = [prog.step(x, y) for x, y in batches]
+    except (wsc.CompileError, UnsupportedOpError, ValueError, TypeError) as err:
+        return {"outcome": "refused", "why": str(err).strip().splitlines()[-1][:300]}
+    seconds = time.time() - start
+    mode = prog.report().get("mode", "")
+    eager_state, eager_losses = _train_eager(reference, batches, torch.float32)
+    state = prog.state_dict()
+    losses = {k: torch.tensor([v]) for k, v in zip(range(STEPS), ours)}
+    against_eager = max(_distance(state, eager_state),
+                        _distance(losses, {k: torch.tensor([v])
+                                           for k, v in zip(range(STEPS), eager_losses)}))
+    result = {"outcome": "trains", "mode": mode, "size": size, "seconds": round(seconds, 1),
+              "vs_eager": round(against_eager, 3)}
+    if against_eager > 1:
+        f64_state, f64_losses = _train_eager(reference, batches, torch.float64)
+        ours_64 = _distance(state, f64_state)
+        eager_64 = _distance(eager_state, f64_state)
+        result.update(vs_float64=round(ours_64, 3), eager_vs_float64=round(eager_64, 3))
+        if ours_64 > 2 * eager_64 + 1:
+            result["outcome"] = "differs"
+    return result
+
+
+def _child(name, kind, memory_gb):
+    import resource
+    limit = int(memory_gb * (1 << 30))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        result = run_one(name, kind)
+    except MemoryError:
+        result = {"outcome": "not run", "why": f"over the {memory_gb:g} GB memory limit"}
+    except Exception as err:  # recorded, not hidden: the table says "crashed"
+        result = {"outcome": "crashed",
+                  "why": f"{type(err).__name__}: {str(err).strip().splitlines()[0][:300]}"}
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-o", "--output", default="docs/torchvision-coverage.json")
+    parser.add_argument("--only", nargs="*")
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--memory-gb", type=float, default=12)
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return _child(*args.child, args.memory_gb)
+    results = {}
+    if os.path.exists(args.output):
+        with open(args.output) as f:
+            results = json.load(f)["models"]
+    for name, kind in _models():
+        if args.only and name not in args.only:
+            continue
+        try:
+            proc = subprocess.run([sys.executable, __file__, "--child", name, kind,
+                                   "--memory-gb", str(args.memory_gb)],
+                                  capture_output=True, text=True, timeout=args.timeout)
+            lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
+            result = (json.loads(lines[-1][7:]) if lines else
+                      {"outcome": "crashed", "why": f"exit {proc.returncode}: "
+                       + (proc.stderr.strip().splitlines() or [""])[-1][:300]})
+        except subprocess.TimeoutExpired:
+            result = {"outcome": "not run", "why": f"over the {args.timeout:.0f} s limit"}
+        results[name] = dict(result, kind=kind)
+        print(name, json.dumps(results[name]), flush=True)
+        with open(args.output, "w") as f:
+            json.dump({"torchvision": __import__("torchvision").__version__,
+                       "models": dict(sorted(results.items()))}, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
