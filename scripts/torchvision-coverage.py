@@ -8,8 +8,8 @@ docs/Coverage.md (python -m wsc._export.coverage renders it).
 
 Each model runs in a child process with a time limit, so a crash or a hang
 is recorded as such. Models are built as torchvision builds them
-(weights=None), with 10 classes (4 for segmentation), batch 2, at 64 px (a
-model that eager cannot run at 64 px gets its smallest size from SIZES),
+(weights=None), with 10 classes (4 for segmentation), batch 2, at the
+smallest of 32 and 64 px that eager runs (or the size in SIZES),
 SGD with momentum; a step that does not fit PE SRAM may offload
 activations. "trains" means both losses and every state entry match eager
 at rtol 1e-4 (atol 1e-5), or, where eager float32 itself strays that far,
@@ -102,12 +102,24 @@ def _distance(got, want):
     return worst
 
 
+def _smallest_size(model):
+    import torch
+    for size in (32, 64):
+        try:
+            with torch.no_grad():
+                copy.deepcopy(model).eval()(torch.zeros(1, 3, size, size))
+            return size
+        except (RuntimeError, ValueError):
+            continue
+    return 224
+
+
 def run_one(name, kind):
     import torch
     import wsc
     from wsc.export import UnsupportedOpError
     model = _build(name, kind)
-    size = SIZES.get(name, 64)
+    size = SIZES.get(name) or _smallest_size(model)
     classes = 4 if kind == "segmentation" else 10
     batches = [_data(kind, size, classes, s) for s in range(STEPS)]
     reference = copy.deepcopy(model)

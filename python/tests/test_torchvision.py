@@ -167,6 +167,10 @@ DENSE = {
     # LayerNorm over channels-last views; adaptive pooling of a permuted map.
     "convnext_tiny": Dense(lambda: tv.convnext_tiny(weights=None, num_classes=CLASSES), 64, 2,
                            1e-3, _BOTH, {}, False),
+    # At 32 px the pool sees 1x1 maps, and a channels-last tensor with 1x1
+    # maps counts as contiguous: composites.py pools a clone of it.
+    "convnext_tiny_at_32_px": Dense(lambda: tv.convnext_tiny(weights=None, num_classes=CLASSES),
+                                    32, 2, 1e-3, ((1, "weight_streaming"),), {}, False),
 }
 
 

@@ -27,7 +27,8 @@ tracing:
   an embedding and a sum, mean or max over the bag, without the padding_idx
   entries, as the eager kernel. Bags given by ``offsets`` have sizes that
   depend on the data, and are refused.
-* ``F.adaptive_avg_pool2d`` pools a contiguous copy of its input. On a
+* ``F.adaptive_avg_pool2d`` pools a contiguous copy of its input (a clone:
+  ``.contiguous()`` keeps a channels-last tensor with 1x1 maps). On a
   channels-last input (swin and convnext permute NHWC to NCHW) the eager
   op restrides its 1x1 result in place to keep the memory format, and the
   backward of that ``as_strided_`` writes the gradient through one view of
@@ -388,7 +389,7 @@ def traceable_functions():
     pool = originals[1]
 
     def adaptive_avg_pool2d(input, output_size):
-        return pool(input.contiguous(), output_size)
+        return pool(input.clone(memory_format=torch.contiguous_format), output_size)
 
     functional.embedding_bag, functional.adaptive_avg_pool2d = embedding_bag, adaptive_avg_pool2d
     try:
