@@ -46,7 +46,7 @@ public:
       return;
     case StepKind::BufferUpdate:
       // Whole-batch statistics replace the buffer in place on the wafer.
-      parameters().setWeights(st.param, wafer().value(st.operands[0]));
+      parameters().assign(st.param, wafer().value(st.operands[0]));
       return;
     case StepKind::AllReduce:
       // One wafer: the sum over its samples is already the batch's total.

@@ -64,6 +64,15 @@ void ParamStore::setWeights(int p, const Tensor &w) {
   changed(p, Change::Weights);
 }
 
+void ParamStore::assign(int p, const Tensor &value) {
+  const ParamSpec &spec = params_.at(p);
+  checkLike(spec, value, spec.dtype, spec.buffer ? "the buffer" : "the weights");
+  weights_[p] = value.clone();
+  if (masks_[p].defined())
+    zeroMasked(weights_[p].data<float>(), masks_[p]);
+  changed(p, Change::Weights);
+}
+
 std::vector<std::string> ParamStore::missingWeights() const {
   std::vector<std::string> missing;
   for (size_t i = 0; i < params_.size(); ++i)

@@ -489,8 +489,16 @@ func.func @f(%v: tensor<2xf32>) {
 // -----
 
 wsc.wafer.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f(%v: tensor<2xf32>) {
+  // expected-error @+1 {{value type 'tensor<2xf32>' does not match parameter @w}}
+  wsc.wafer.assign @w(%v) : tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @f(%v: tensor<4xf32>) {
-  // expected-error @+1 {{references @w, which is not a wsc.wafer.buffer}}
+  // expected-error @+1 {{references @w, which is not a wsc.wafer.buffer or wsc.wafer.param}}
   wsc.wafer.assign @w(%v) : tensor<4xf32>
   return
 }
@@ -669,8 +677,16 @@ func.func @f() {
 // -----
 
 wsc.memx.param @w : tensor<4xf32> optimizer(<sgd>)
+func.func @f(%v: tensor<2xf32>) {
+  // expected-error @+1 {{value type 'tensor<2xf32>' does not match parameter @w}}
+  wsc.memx.assign @w(%v) : tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @f(%v: tensor<4xf32>) {
-  // expected-error @+1 {{references @w, which is not a wsc.memx.buffer}}
+  // expected-error @+1 {{references @w, which is not a wsc.memx.buffer or wsc.memx.param}}
   wsc.memx.assign @w(%v) : tensor<4xf32>
   return
 }

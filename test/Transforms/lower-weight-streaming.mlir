@@ -452,3 +452,65 @@ module attributes {wsc.target = #wsc.target<grid_x = 16, grid_y = 16>} {
     return %0 : tensor<2xf32>
   }
 }
+
+// -----
+
+// A parameter the step writes in place (nn.Embedding's max_norm renorm)
+// comes back as its new value: MemoryX replaces the master copy after the
+// kernel that computes it, before the gradient updates it.
+// SPLIT-LABEL: func.func @parameter_written_in_place
+// SPLIT: %[[K:.*]]:2 = wsc.kernel "emb.fwd"
+// SPLIT-NEXT: ^bb0
+// SPLIT: wsc.memx.assign @emb.weight(%[[K]]#1) : tensor<4x2xf32>
+// SPLIT: wsc.memx.update @emb.weight
+#map = affine_map<(d0, d1) -> (d0, d1)>
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = #wsc.target<weight_dtype = f32>} {
+  func.func @parameter_written_in_place(%w: tensor<4x2xf32> {wsc.param = "emb.weight"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<4x2xf32> {wsc.grad = "emb.weight"}, tensor<4x2xf32> {wsc.buffer_update = "emb.weight"}) {
+    %0:2 = wsc.kernel "emb.fwd" layer("emb") phase(<forward>) (%w, %x) : (tensor<4x2xf32>, tensor<4x2xf32>) -> (tensor<f32>, tensor<4x2xf32>) {
+    ^bb0(%a: tensor<4x2xf32>, %b: tensor<4x2xf32>):
+      %e = tensor.empty() : tensor<4x2xf32>
+      %s = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<4x2xf32>, tensor<4x2xf32>) outs(%e : tensor<4x2xf32>) {
+      ^bb0(%in: f32, %in_0: f32, %out: f32):
+        %m = arith.mulf %in, %in_0 : f32
+        linalg.yield %m : f32
+      } -> tensor<4x2xf32>
+      %cst = arith.constant 0.000000e+00 : f32
+      %l = tensor.empty() : tensor<f32>
+      %z = linalg.fill ins(%cst : f32) outs(%l : tensor<f32>) -> tensor<f32>
+      %r = linalg.generic {indexing_maps = [#map, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%s : tensor<4x2xf32>) outs(%z : tensor<f32>) {
+      ^bb0(%in: f32, %out: f32):
+        %t = arith.addf %in, %out : f32
+        linalg.yield %t : f32
+      } -> tensor<f32>
+      wsc.yield %r, %s : tensor<f32>, tensor<4x2xf32>
+    }
+    %1 = wsc.kernel "emb.bwd" layer("emb") phase(<backward>) (%x) : (tensor<4x2xf32>) -> tensor<4x2xf32> {
+    ^bb0(%b: tensor<4x2xf32>):
+      wsc.yield %b : tensor<4x2xf32>
+    }
+    return %0#0, %1, %0#1 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
+  }
+}
+
+// -----
+
+// With FP16 weight streams (the default) the new value would be computed
+// from rounded weights and replace the FP32 master copy.
+#map = affine_map<(d0, d1) -> (d0, d1)>
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @f(%w: tensor<4x2xf32> {wsc.param = "emb.weight"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<4x2xf32> {wsc.grad = "emb.weight"}, tensor<4x2xf32> {wsc.buffer_update = "emb.weight"}) {
+    // expected-error @+1 {{the step writes parameter 'emb.weight' in place (nn.Embedding's max_norm renormalises it), and MemoryX would take its new value computed from f16 weight streams, rounding the FP32 master copy; stream the weights in FP32 (stream-dtype=f32)}}
+    %0:2 = wsc.kernel "emb.fwd" layer("emb") phase(<forward>) (%w) : (tensor<4x2xf32>) -> (tensor<f32>, tensor<4x2xf32>) {
+    ^bb0(%a: tensor<4x2xf32>):
+      %cst = arith.constant 0.000000e+00 : f32
+      %l = tensor.empty() : tensor<f32>
+      %z = linalg.fill ins(%cst : f32) outs(%l : tensor<f32>) -> tensor<f32>
+      wsc.yield %z, %a : tensor<f32>, tensor<4x2xf32>
+    }
+    %1 = wsc.kernel "emb.bwd" layer("emb") phase(<backward>) (%x) : (tensor<4x2xf32>) -> tensor<4x2xf32> {
+    ^bb0(%b: tensor<4x2xf32>):
+      wsc.yield %b : tensor<4x2xf32>
+    }
+    return %0#0, %1, %0#1 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
+  }
+}

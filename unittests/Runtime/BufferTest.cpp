@@ -83,7 +83,7 @@ TEST(Buffers, BadBuffersAndStepsAreRejectedWithTheirReason) {
       {[](json &d) { stepOf(d, "gradient_stream")["param"] = "stat"; },
        "buffer 'stat' has no gradient (a buffer_update replaces it)"},
       {[](json &d) { stepOf(d, "buffer_update")["param"] = "fc.bias"; },
-       "'fc.bias' is a parameter, not a buffer"},
+       "parameter 'fc.bias' is replaced after its gradient stream at steps["},
       {[](json &d) { stepOf(d, "buffer_update")["operand"] = kBiasGradient; },
        "is a per-system partial sum over the batch; a buffer takes whole-batch values "
        "(all_reduce it first)"},

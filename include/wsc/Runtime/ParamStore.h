@@ -41,10 +41,14 @@ public:
   void setAllowNonFinite(bool allow) { allowNonFinite_ = allow; }
   bool allowNonFinite() const { return allowNonFinite_; }
 
-  /// Sets the weights of parameter `p` (copied) and resets its optimizer
-  /// state; for a buffer, its value (a buffer update replaces it this way).
-  /// Throws if the shape or dtype differ from the parameter's.
+  /// Loads the weights of parameter `p`, or the value of buffer `p`
+  /// (copied), and resets its optimizer state. Throws if the shape or
+  /// dtype differ from the parameter's.
   void setWeights(int p, const Tensor &weights);
+  /// A step's buffer_update: replaces the value of buffer `p`, or the
+  /// weights of parameter `p` that the step wrote in place, keeping its
+  /// optimizer state (the update that follows applies to the new weights).
+  void assign(int p, const Tensor &value);
   bool hasWeights(int p) const { return weights_.at(p).defined(); }
   /// Names of parameters that have no weights yet.
   std::vector<std::string> missingWeights() const;

@@ -174,12 +174,24 @@ static LogicalResult verifyBufferType(Operation *op, RankedTensorType type) {
 
 LogicalResult BufferOp::verify() { return verifyBufferType(*this, getTensorType()); }
 
+/// An assign replaces a buffer, or a parameter that the step writes in
+/// place (its value before the optimizer applies the gradient).
+template <typename BufferT, typename ParamT>
+static LogicalResult verifyAssigned(Operation *op, FlatSymbolRefAttr name, Type value,
+                                    SymbolTableCollection &symbols) {
+  Operation *decl = symbols.lookupNearestSymbolFrom(op, name.getAttr());
+  if (auto buffer = llvm::dyn_cast_or_null<BufferT>(decl))
+    return verifyDeclaredType(op, "value", value, name, "buffer", buffer.getTensorType());
+  if (auto param = llvm::dyn_cast_or_null<ParamT>(decl))
+    return verifyDeclaredType(op, "value", value, name, "parameter", param.getTensorType());
+  return op->emitOpError("references ") << name << ", which is not a "
+                                        << BufferT::getOperationName() << " or "
+                                        << ParamT::getOperationName();
+}
+
 LogicalResult AssignOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  FailureOr<BufferOp> buffer = lookupParam<BufferOp>(*this, getBufferAttr(), symbols);
-  if (failed(buffer))
-    return failure();
-  return verifyDeclaredType(*this, "value", getValue().getType(), getBufferAttr(), "buffer",
-                            buffer->getTensorType());
+  return verifyAssigned<BufferOp, ParamOp>(*this, getBufferAttr(), getValue().getType(),
+                                           symbols);
 }
 
 //===----------------------------------------------------------------------===//
@@ -339,11 +351,8 @@ LogicalResult WeightOp::verifySymbolUses(SymbolTableCollection &symbols) {
 LogicalResult WaferBufferOp::verify() { return verifyBufferType(*this, getTensorType()); }
 
 LogicalResult WaferAssignOp::verifySymbolUses(SymbolTableCollection &symbols) {
-  FailureOr<WaferBufferOp> buffer = lookupParam<WaferBufferOp>(*this, getBufferAttr(), symbols);
-  if (failed(buffer))
-    return failure();
-  return verifyDeclaredType(*this, "value", getValue().getType(), getBufferAttr(), "buffer",
-                            buffer->getTensorType());
+  return verifyAssigned<WaferBufferOp, WaferParamOp>(*this, getBufferAttr(),
+                                                     getValue().getType(), symbols);
 }
 
 LogicalResult WaferUpdateOp::verifySymbolUses(SymbolTableCollection &symbols) {

@@ -251,9 +251,6 @@ void StepParser::parseBufferUpdate(const JsonReader &j, Step &st) {
   JsonReader param = j.at(key::step::kParam);
   st.param = paramRef(param);
   const ParamSpec &p = s_.params[st.param];
-  if (!p.buffer)
-    param.error("'", p.name, "' is a parameter, not a buffer (parameters take a ",
-                stringify(StepKind::GradientStream), ")");
   st.bytes = nonNegative(j.at(key::step::kBytes));
   JsonReader operand = j.at(key::step::kOperand);
   const int o = scopes_.valueId(operand);
@@ -262,7 +259,8 @@ void StepParser::parseBufferUpdate(const JsonReader &j, Step &st) {
   const ValueSpec &v = s_.values[o];
   if (v.shape != p.shape || v.dtype != p.dtype || v.batchDim)
     operand.error("value ", o, " (", shapeToString(v.shape), " ", dtypeName(v.dtype),
-                  ") cannot be the new value of buffer '", p.name, "' (", shapeToString(p.shape),
+                  ") cannot be the new value of ", p.buffer ? "buffer" : "parameter", " '", p.name,
+                  "' (", shapeToString(p.shape),
                   " ", dtypeName(p.dtype), ", no batch_dim)");
 }
 

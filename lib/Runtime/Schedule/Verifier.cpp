@@ -97,16 +97,27 @@ void checkMaskDefinitions(const Schedule &s) {
 
 /// At most one gradient stream / weight update per parameter, and no
 /// weight stream / read of it afterwards: the update happens as soon as the
-/// gradient arrives, so a later read would see the next step's weights.
+/// gradient arrives, so a later read would see the next step's weights. A
+/// parameter the step writes in place (a buffer_update of a parameter) is
+/// written once, before its update, which applies the gradient to it.
 void checkParamSteps(const Schedule &s) {
   const bool lp = s.isLayerPipelined();
   const char *update = lp ? "weight update" : "gradient stream";
   const StepKind updateKind = lp ? StepKind::WeightUpdate : StepKind::GradientStream;
   const StepKind readKind = lp ? StepKind::WeightRead : StepKind::WeightStream;
-  std::vector<int> updateAt(s.params.size(), -1);
+  std::vector<int> updateAt(s.params.size(), -1), writtenAt(s.params.size(), -1);
   for (size_t i = 0; i < s.steps.size(); ++i) {
     const Step &st = s.steps[i];
-    if (st.kind == updateKind || st.kind == StepKind::BufferUpdate) {
+    if (st.kind == StepKind::BufferUpdate && !s.params[st.param].buffer) {
+      const std::string &name = s.params[st.param].name;
+      if (writtenAt[st.param] >= 0)
+        failAt(s, st.path, "parameter '", name, "' already has a ",
+               stringify(StepKind::BufferUpdate), " at steps[", writtenAt[st.param], "]");
+      if (updateAt[st.param] >= 0)
+        failAt(s, st.path, "parameter '", name, "' is replaced after its ", update,
+               " at steps[", updateAt[st.param], "] (the optimizer has already run)");
+      writtenAt[st.param] = static_cast<int>(i);
+    } else if (st.kind == updateKind || st.kind == StepKind::BufferUpdate) {
       const bool buffer = s.params[st.param].buffer;
       if (updateAt[st.param] >= 0)
         failAt(s, st.path, buffer ? "buffer '" : "parameter '", s.params[st.param].name,

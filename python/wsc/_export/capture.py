@@ -81,7 +81,7 @@ class Captured(NamedTuple):
     labels: Tuple[torch.Tensor, ...]
     num_classes: Dict[int, int]               # label index -> C, for integer labels
     buffers: List[Tuple[str, torch.Tensor]] = []  # arguments after the parameters
-    buffer_updates: List[str] = []            # buffers the step returns updated, in order
+    buffer_updates: List[str] = []            # buffers, then parameters, the step writes in place
     randoms: List[Tuple[int, ...]] = []       # shapes of the uniform draws (draws.py), last
     ignore_index: Dict[int, int] = {}         # label index -> an ignore_index outside [0, C)
 
@@ -333,6 +333,7 @@ def capture_training(model, loss_fn, inputs, labels, *, reference: bool = False,
     n_params = len(params)
     mutation.refuse_lost_writes(gm, params, buffers)
     updates = keep_updated(gm, n_params, 1 + n_params, [name for name, _ in buffers])
+    updates += mutation.return_written_parameters(gm, params)
     mutation.drop_dead_code(gm.graph)
     num_classes, ignore_index = _label_ranges(gm.graph, n_params + len(buffers) + len(inputs),
                                               labels, outputs.get("model"))

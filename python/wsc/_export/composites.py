@@ -343,6 +343,23 @@ def index_put(x, indices, values, accumulate=False):
     return x + scattered
 
 
+# ----------------------------------------------------------- embedding renorm
+
+def embedding_renorm(weight, indices, max_norm: float, norm_type: float):
+    """``torch.embedding_renorm_`` (``nn.Embedding(max_norm=..)``): every row
+    the batch looks up whose norm exceeds ``max_norm`` is scaled by
+    ``max_norm / (norm + 1e-7)``, as the eager kernel does, in place. The
+    lookups are counted with the gather's scatter-add; the write into the
+    parameter becomes a state update of the step (mutation.py)."""
+    flat = indices.reshape(-1)
+    ones = torch.ones(flat.shape[0], 1, dtype=weight.dtype)
+    looked_up = aten.embedding_dense_backward(ones, flat, weight.shape[0], -1, False) > 0
+    norms = torch.linalg.vector_norm(weight, norm_type, dim=1, keepdim=True)
+    scale = torch.where(looked_up & (norms > max_norm), max_norm / (norms + 1e-7),
+                        torch.ones_like(norms))
+    return weight.copy_(weight * scale)
+
+
 # ---------------------------------------------------------------- embedding bag
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
@@ -410,4 +427,5 @@ COMPOSITES = {
     aten.norm.ScalarOpt_dim: norm_dim,
     aten.index.Tensor: index,
     aten.index_put.default: index_put,
+    aten.embedding_renorm_.default: embedding_renorm,
 }

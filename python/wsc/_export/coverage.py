@@ -135,8 +135,8 @@ def _model_section(path: Path) -> List[str]:
              "One SGD step of every classification and segmentation model, batch 2, at "
              "64 px unless noted, against eager (rtol 1e-4, atol 1e-5; where eager float32 "
              "is further than that from float64, \"trains\" means at most twice eager's "
-             "distance from float64). `trains`: as PyTorch; `differs`: further from float64 "
-             "than that; `refused`: a located error, quoted; `not run`: over the script's "
+             "distance from float64, on one of three data seeds). `trains`: as PyTorch; "
+             "`differs`: further from float64 than that on all three; `refused`: a located error, quoted; `not run`: over the script's "
              "time or memory limit, or not reached yet, so unknown.", "",
              ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + ".", "",
              "| model | kind | outcome | details |", "|---|---|---|---|"]

@@ -65,6 +65,16 @@ def drop_dead_code(graph: torch.fx.Graph) -> bool:
     return changed
 
 
+# Views of a whole tensor: a write into one writes the tensor itself.
+_ALIASES = (aten.detach.default, aten.alias.default)
+
+
+def _alias_base(node: torch.fx.Node) -> torch.fx.Node:
+    while node.op == "call_function" and node.target in _ALIASES:
+        node = node.args[0]
+    return node
+
+
 def _view_base(node: torch.fx.Node) -> torch.fx.Node:
     while node.op == "call_function" and node.target in VIEW_OPS:
         node = node.args[0]
@@ -72,10 +82,11 @@ def _view_base(node: torch.fx.Node) -> torch.fx.Node:
 
 
 def refuse_lost_writes(gm: torch.fx.GraphModule, params, buffers) -> None:
-    """In-place writes the compiled step could not keep: into a parameter
-    (``nn.Embedding(max_norm=..)`` renormalises the rows it looks up; the
-    master copy lives in MemoryX and only the optimizer updates it), or
-    into part of a buffer through a view (the step returns whole buffers)."""
+    """In-place writes the compiled step could not keep: into part of a
+    parameter or buffer through a view (the step returns whole values). A
+    whole parameter written in place (``nn.Embedding(max_norm=..)``
+    renormalises it) is returned like an updated buffer
+    (``return_written_parameters``)."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     state = {node: ("parameter", name) for node, (name, _) in zip(placeholders, params)}
     state.update({node: ("buffer", name) for node, (name, _) in
@@ -86,13 +97,23 @@ def refuse_lost_writes(gm: torch.fx.GraphModule, params, buffers) -> None:
             if base not in state:
                 continue
             kind, name = state[base]
-            if kind == "parameter":
+            if _alias_base(value) is not base:
                 raise UnsupportedOpError(
-                    f"{node.target} ({describe(node)}) writes to parameter '{name}' in place, "
-                    "which the wsc exporter does not support: parameters change only by the "
-                    "optimizer step (e.g. nn.Embedding's max_norm renormalises its weight)")
-            if value is not base:
-                raise UnsupportedOpError(
-                    f"{node.target} ({describe(node)}) writes to part of buffer '{name}' "
-                    "through a view, which the wsc exporter does not support; assign the "
-                    "whole buffer instead")
+                    f"{node.target} ({describe(node)}) writes to part of {kind} '{name}' "
+                    f"through a view, which the wsc exporter does not support; assign the "
+                    f"whole {kind} instead")
+
+
+def return_written_parameters(gm: torch.fx.GraphModule, params) -> List[str]:
+    """Appends each parameter the step writes in place to the graph's
+    outputs (its value after the writes, before the optimizer applies its
+    gradient) and returns their names, in parameter order."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"][:len(params)]
+    found = {_alias_base(node) for node in written(gm.graph)}
+    names = [name for (name, _), node in zip(params, placeholders) if node in found]
+    if names:
+        output = next(n for n in gm.graph.nodes if n.op == "output")
+        output.args = (tuple(output.args[0]) + tuple(
+            node for (name, _), node in zip(params, placeholders) if node in found),)
+        gm.recompile()
+    return names

@@ -155,7 +155,12 @@ def WSC_AssignOp : WSC_Op<"memx.assign",
     value (a buffer update reads only whole-batch statistics, which
     `wsc.swarmx.all_reduce` made equal everywhere), so one copy travels to
     MemoryX, which replaces the buffer with it. The value has the buffer's
-    type.
+    type. `buffer` may also name a parameter that the step writes in place
+    (`nn.Embedding(max_norm=..)` renormalises the rows it looks up): MemoryX
+    replaces the FP32 master copy before the parameter's `wsc.memx.update`
+    applies the gradient to it, as `optimizer.step()` follows the forward
+    pass's write in PyTorch. With FP16 weight streams that value would be
+    computed from rounded weights, so wsc-lower-weight-streaming refuses it.
 
     ```mlir
     wsc.memx.assign @"bn1.running_mean"(%m) : tensor<64xf32>
@@ -403,6 +408,10 @@ def WSC_WaferAssignOp : WSC_Op<"wafer.assign",
     The new value of a resident `buffer` after the step (BatchNorm's running
     statistics of the whole batch, once its last sample has passed the
     layer), written where the buffer lives. The value has the buffer's type.
+    `buffer` may also name a resident parameter that the step writes in
+    place (`nn.Embedding(max_norm=..)` renormalises the rows it looks up):
+    the write comes before the parameter's `wsc.wafer.update`, which then
+    applies the gradient to the new value.
 
     ```mlir
     wsc.wafer.assign @"bn1.running_mean"(%m) : tensor<64xf32>
