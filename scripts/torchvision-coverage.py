@@ -175,6 +175,10 @@ def _child(name, kind, memory_gb):
         result = run_one(name, kind)
     except MemoryError:
         result = {"outcome": "not run", "why": f"over the {memory_gb:g} GB memory limit"}
+    except RuntimeError as err:  # torch's allocator says so in a RuntimeError
+        if "can't allocate memory" not in str(err):
+            raise
+        result = {"outcome": "not run", "why": f"over the {memory_gb:g} GB memory limit"}
     except Exception as err:  # recorded, not hidden: the table says "crashed"
         result = {"outcome": "crashed",
                   "why": f"{type(err).__name__}: {str(err).strip().splitlines()[0][:300]}"}

@@ -64,10 +64,19 @@ void ParamStore::setWeights(int p, const Tensor &w) {
   changed(p, Change::Weights);
 }
 
-void ParamStore::assign(int p, const Tensor &value) {
+void ParamStore::assign(int p, const Tensor &value, DType streamedAs) {
   const ParamSpec &spec = params_.at(p);
   checkLike(spec, value, spec.dtype, spec.buffer ? "the buffer" : "the weights");
-  weights_[p] = value.clone();
+  if (!spec.buffer && streamedAs != DType::F32) {
+    Tensor weights = requireWeights(p).clone();
+    float *w = weights.data<float>();
+    const float *v = value.data<float>();
+    for (int64_t i = 0, n = weights.numel(); i < n; ++i)
+      w[i] += v[i] - (streamedAs == DType::BF16 ? roundToBF16(w[i]) : roundToF16(w[i]));
+    weights_[p] = std::move(weights);
+  } else {
+    weights_[p] = value.clone();
+  }
   if (masks_[p].defined())
     zeroMasked(weights_[p].data<float>(), masks_[p]);
   changed(p, Change::Weights);

@@ -172,7 +172,7 @@ void WeightStreamingExecution::runStep(size_t si) {
     // Equal on every system (whole-batch statistics): system 0's copy
     // (system 0 always runs beside MemoryX).
     if (host())
-      memoryX_.assign(st.param, systems_[0].value(st.operands[0]));
+      memoryX_.assign(st.param, systems_[0].value(st.operands[0]), schedule_.streamDType);
     return;
   case StepKind::GradientStream:
     gradientStream(si);

@@ -103,30 +103,9 @@ struct LowerWeightStreamingPass
     if (failed(lowerStateResults(func, WSCDialect::getGradAttrName(), reduceAndUpdate)))
       return failure();
     deferUpdatesPastLastStream(func);
-    if (failed(checkParameterWrites(module, func, dtype)))
-      return failure();
     return lowerStateResults(func, WSCDialect::getBufferUpdateAttrName(), assign);
   }
 
-  /// A parameter the step writes in place comes back as its new value,
-  /// which the wafer computed from the streamed weights: from FP16 ones it
-  /// would round every element of the FP32 master copy.
-  static LogicalResult checkParameterWrites(ModuleOp module, func::FuncOp func,
-                                            StreamDType dtype) {
-    if (dtype == StreamDType::F32)
-      return success();
-    Operation *ret = func.getBody().front().getTerminator();
-    for (auto [i, value] : llvm::enumerate(ret->getOperands())) {
-      auto name = func.getResultAttrOfType<StringAttr>(i, WSCDialect::getBufferUpdateAttrName());
-      if (name && module.lookupSymbol<ParamOp>(name.getValue()))
-        return (value.getDefiningOp() ? value.getDefiningOp() : ret)->emitError("the step writes parameter '")
-               << name.getValue() << "' in place (nn.Embedding's max_norm renormalises it), "
-               << "and MemoryX would take its new value computed from "
-               << stringifyStreamDType(dtype) << " weight streams, rounding the FP32 master "
-               << "copy; stream the weights in FP32 (stream-dtype=f32)";
-    }
-    return success();
-  }
 
   /// MemoryX updates a weight as soon as its gradient arrives, so every
   /// stream of the weight must come first. A gradient made before the

@@ -491,26 +491,3 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = 
     return %0#0, %1, %0#1 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
   }
 }
-
-// -----
-
-// With FP16 weight streams (the default) the new value would be computed
-// from rounded weights and replace the FP32 master copy.
-#map = affine_map<(d0, d1) -> (d0, d1)>
-module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
-  func.func @f(%w: tensor<4x2xf32> {wsc.param = "emb.weight"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<f32> {wsc.loss}, tensor<4x2xf32> {wsc.grad = "emb.weight"}, tensor<4x2xf32> {wsc.buffer_update = "emb.weight"}) {
-    // expected-error @+1 {{the step writes parameter 'emb.weight' in place (nn.Embedding's max_norm renormalises it), and MemoryX would take its new value computed from f16 weight streams, rounding the FP32 master copy; stream the weights in FP32 (stream-dtype=f32)}}
-    %0:2 = wsc.kernel "emb.fwd" layer("emb") phase(<forward>) (%w) : (tensor<4x2xf32>) -> (tensor<f32>, tensor<4x2xf32>) {
-    ^bb0(%a: tensor<4x2xf32>):
-      %cst = arith.constant 0.000000e+00 : f32
-      %l = tensor.empty() : tensor<f32>
-      %z = linalg.fill ins(%cst : f32) outs(%l : tensor<f32>) -> tensor<f32>
-      wsc.yield %z, %a : tensor<f32>, tensor<4x2xf32>
-    }
-    %1 = wsc.kernel "emb.bwd" layer("emb") phase(<backward>) (%x) : (tensor<4x2xf32>) -> tensor<4x2xf32> {
-    ^bb0(%b: tensor<4x2xf32>):
-      wsc.yield %b : tensor<4x2xf32>
-    }
-    return %0#0, %1, %0#1 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
-  }
-}

@@ -48,7 +48,10 @@ public:
   /// A step's buffer_update: replaces the value of buffer `p`, or the
   /// weights of parameter `p` that the step wrote in place, keeping its
   /// optimizer state (the update that follows applies to the new weights).
-  void assign(int p, const Tensor &value);
+  /// A parameter's new value was computed from its weights as streamed in
+  /// `streamedAs`: the FP32 weights take the change from those, so the
+  /// elements the step left alone keep every bit.
+  void assign(int p, const Tensor &value, DType streamedAs = DType::F32);
   bool hasWeights(int p) const { return weights_.at(p).defined(); }
   /// Names of parameters that have no weights yet.
   std::vector<std::string> missingWeights() const;

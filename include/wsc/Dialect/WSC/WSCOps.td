@@ -159,8 +159,9 @@ def WSC_AssignOp : WSC_Op<"memx.assign",
     (`nn.Embedding(max_norm=..)` renormalises the rows it looks up): MemoryX
     replaces the FP32 master copy before the parameter's `wsc.memx.update`
     applies the gradient to it, as `optimizer.step()` follows the forward
-    pass's write in PyTorch. With FP16 weight streams that value would be
-    computed from rounded weights, so wsc-lower-weight-streaming refuses it.
+    pass's write in PyTorch. The systems computed the value from the
+    weights as streamed (FP16, say), so MemoryX adds its change from those
+    to the FP32 master copy: what the step left alone keeps every bit.
 
     ```mlir
     wsc.memx.assign @"bn1.running_mean"(%m) : tensor<64xf32>

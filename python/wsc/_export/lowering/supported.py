@@ -55,8 +55,8 @@ MODULES: Tuple[Entry, ...] = (
     Entry("LayerNorm", (aten.native_layer_norm, aten.native_layer_norm_backward), ""),
     Entry("GroupNorm", (aten.native_group_norm, aten.native_group_norm_backward), ""),
     Entry("Embedding", (aten.embedding, aten.embedding_dense_backward),
-          "padding_idx, max_norm (the renorm writes the weight before its update; "
-          "FP32 weight streams or layer-pipelined); not scale_grad_by_freq or sparse"),
+          "padding_idx, max_norm (the renorm writes the weight before its update); not "
+          "scale_grad_by_freq or sparse"),
     Entry("Dropout", (aten.bernoulli_,),
           "training: masks drawn by the runtime's RNG (reproducible, independent of the "
           "number of systems); in place too"),
