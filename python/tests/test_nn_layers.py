@@ -357,6 +357,28 @@ def test_embedding_max_norm_with_fp16_streams_changes_only_the_renormed_rows():
     assert not torch.allclose(want[used], original, rtol=0.1)
 
 
+class _RunningMean(nn.Module):
+    """A buffer written whole through a detached alias of itself."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("ema", torch.zeros(4))
+
+    def forward(self, h):
+        with torch.no_grad():
+            self.ema.detach().copy_(0.9 * self.ema + 0.1 * h.mean(0))
+        return h
+
+
+def test_a_buffer_written_through_a_detached_alias_is_updated():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 4), _RunningMean(), nn.Linear(4, 3))
+    batches = [(torch.randn(4, 4), torch.randint(0, 3, (4,))) for _ in range(3)]
+    prog, reference, ours, theirs = train_both(model, nn.CrossEntropyLoss(), batches)
+    assert reference[1].ema.abs().sum() > 0
+    check(prog, reference, ours, theirs)
+
+
 class _Apply(nn.Module):
     def __init__(self, fn):
         super().__init__()
@@ -380,6 +402,12 @@ def _parameter_slice(module, h):
     return h
 
 
+def _chained_writes(module, h):
+    with torch.no_grad():
+        module.seen.detach().mul_(0.9).add_(h.mean(0))  # the add_ writes through the mul_
+    return h + module.seen
+
+
 def _buffer_slice(module, h):
     module.seen[:2] = h.detach().mean()  # part of a buffer, through a view
     return h + module.seen
@@ -388,11 +416,13 @@ def _buffer_slice(module, h):
 @pytest.mark.parametrize("fn,message", [
     (_assignment, r"aten.index_put.default \(from the backward of module '1', _Apply\).*"
                   r"accumulate=False"),
-    (_buffer_slice, r"\(from module '1', _Apply\) writes to part of buffer '1.seen' through "
-                    r"a view"),
-    (_parameter_slice, r"\(from module '1', _Apply\) writes to part of parameter '1.scale' "
-                       r"through a view"),
-], ids=["indexed-assignment", "buffer-slice", "parameter-slice"])
+    (_buffer_slice, r"\(from module '1', _Apply\) writes to buffer '1.seen' through a view "
+                    r"of part of it or another in-place op's result"),
+    (_parameter_slice, r"\(from module '1', _Apply\) writes to parameter '1.scale' through a "
+                       r"view of part of it"),
+    (_chained_writes, r"aten.add_.Tensor \(from module '1', _Apply\) writes to buffer '1.seen' "
+                      r"through a view of part of it or another in-place op's result"),
+], ids=["indexed-assignment", "buffer-slice", "parameter-slice", "chained-writes"])
 def test_writes_the_step_cannot_keep_are_refused(fn, message):
     model = nn.Sequential(nn.Linear(4, 4), _Apply(fn), nn.Linear(4, 3))
     x, y = torch.randn(2, 4), torch.randint(0, 3, (2,))

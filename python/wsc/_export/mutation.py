@@ -46,9 +46,21 @@ def writes(node: torch.fx.Node) -> List[torch.fx.Node]:
     return found
 
 
+# Views of a whole tensor: a write into one writes the tensor itself.
+_ALIASES = (aten.detach.default, aten.alias.default)
+
+
+def _alias_base(node: torch.fx.Node) -> torch.fx.Node:
+    while node.op == "call_function" and node.target in _ALIASES:
+        node = node.args[0]
+    return node
+
+
 def written(graph: torch.fx.Graph) -> Set[torch.fx.Node]:
-    """Nodes some op writes to in place."""
-    return {value for node in graph.nodes for value in writes(node)}
+    """Nodes some op writes to in place, and the tensors they alias whole
+    (a write into ``detach(w)`` writes ``w``)."""
+    found = {value for node in graph.nodes for value in writes(node)}
+    return found | {_alias_base(value) for value in found}
 
 
 def drop_dead_code(graph: torch.fx.Graph) -> bool:
@@ -65,19 +77,16 @@ def drop_dead_code(graph: torch.fx.Graph) -> bool:
     return changed
 
 
-# Views of a whole tensor: a write into one writes the tensor itself.
-_ALIASES = (aten.detach.default, aten.alias.default)
-
-
-def _alias_base(node: torch.fx.Node) -> torch.fx.Node:
-    while node.op == "call_function" and node.target in _ALIASES:
-        node = node.args[0]
-    return node
-
-
 def _view_base(node: torch.fx.Node) -> torch.fx.Node:
-    while node.op == "call_function" and node.target in VIEW_OPS:
-        node = node.args[0]
+    """The tensor whose storage ``node`` shares: through views, and through
+    in-place ops, which return the tensor they wrote."""
+    while node.op == "call_function":
+        if node.target in VIEW_OPS:
+            node = node.args[0]
+        elif writes(node):
+            node = writes(node)[0]
+        else:
+            break
     return node
 
 
@@ -97,11 +106,11 @@ def refuse_lost_writes(gm: torch.fx.GraphModule, params, buffers) -> None:
             if base not in state:
                 continue
             kind, name = state[base]
-            if _alias_base(value) is not base:
+            if _alias_base(value) is not base:  # a part, or the result of another write
                 raise UnsupportedOpError(
-                    f"{node.target} ({describe(node)}) writes to part of {kind} '{name}' "
-                    f"through a view, which the wsc exporter does not support; assign the "
-                    f"whole {kind} instead")
+                    f"{node.target} ({describe(node)}) writes to {kind} '{name}' through a "
+                    f"view of part of it or another in-place op's result, which the wsc "
+                    f"exporter does not support; assign the whole {kind} instead")
 
 
 def return_written_parameters(gm: torch.fx.GraphModule, params) -> List[str]:
@@ -109,7 +118,7 @@ def return_written_parameters(gm: torch.fx.GraphModule, params) -> List[str]:
     outputs (its value after the writes, before the optimizer applies its
     gradient) and returns their names, in parameter order."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"][:len(params)]
-    found = {_alias_base(node) for node in written(gm.graph)}
+    found = written(gm.graph)
     names = [name for (name, _), node in zip(params, placeholders) if node in found]
     if names:
         output = next(n for n in gm.graph.nodes if n.op == "output")
