@@ -54,14 +54,9 @@ int ParamStore::paramIndex(const std::string &name) const {
 }
 
 void ParamStore::setWeights(int p, const Tensor &w) {
-  const ParamSpec &spec = params_.at(p);
-  checkLike(spec, w, spec.dtype, spec.buffer ? "the buffer" : "the weights");
-  weights_[p] = w.clone();
-  if (masks_[p].defined())
-    zeroMasked(weights_[p].data<float>(), masks_[p]);
+  assign(p, w);
   // Fresh weights start a fresh optimizer (as a new torch optimizer would).
-  optimizers_[p] = ParamOptimizer(spec.optimizer, w.numel());
-  changed(p, Change::Weights);
+  optimizers_[p] = ParamOptimizer(params_.at(p).optimizer, w.numel());
 }
 
 void ParamStore::assign(int p, const Tensor &value, DType streamedAs) {

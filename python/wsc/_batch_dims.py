@@ -18,15 +18,16 @@ def _named(inputs, targets):
             + [(f"example_targets[{i}]", t) for i, t in enumerate(targets)])
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
+    """An int that is not a bool (True == 1, but is not a dim or a count)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _given(named, batch_dim) -> Tuple[int, ...]:
     """`batch_dim` as one dim per tensor, checked against the tensors."""
-    if _is_int(batch_dim):
+    if is_int(batch_dim):
         dims = [batch_dim] * len(named)
-    elif isinstance(batch_dim, (tuple, list)) and all(_is_int(d) for d in batch_dim):
+    elif isinstance(batch_dim, (tuple, list)) and all(is_int(d) for d in batch_dim):
         if len(batch_dim) != len(named):
             raise ValueError(f"batch_dim has {len(batch_dim)} entries for {len(named)} example "
                              "inputs and targets; give one per tensor, inputs first")

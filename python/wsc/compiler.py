@@ -15,7 +15,7 @@ from typing import Optional, Tuple, Union
 import torch
 
 from . import _build_tree
-from ._batch_dims import BatchDim, batch_dims, batch_size
+from ._batch_dims import BatchDim, batch_dims, batch_size, is_int as _is_int
 from .program import Program, Tensors, as_tensors
 
 
@@ -70,8 +70,6 @@ def check_pipeline(pipeline: str, systems=1) -> None:
                            + "\n".join(lines)) from None
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_number(value) -> bool:

@@ -103,6 +103,30 @@ module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name 
 
 // -----
 
+// A parameter the step writes in place (nn.Embedding's max_norm renorm) is
+// replaced where it lives, after the last kernel reading the weight (as
+// every in-place write) and right before its update applies the gradient.
+// SPLIT-LABEL: func.func @parameter_written_in_place
+// SPLIT: %[[K:.*]]:2 = wsc.kernel "emb.fwd"
+// SPLIT: wsc.kernel "emb.bwd"
+// SPLIT: wsc.wafer.assign @emb.weight(%[[K]]#1) : tensor<2xf32>
+// SPLIT-NEXT: wsc.wafer.update @emb.weight
+module attributes {wsc.mode = #wsc.mode<layer_pipelined>, wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
+  func.func @parameter_written_in_place(%w: tensor<2xf32> {wsc.param = "emb.weight"}, %x: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}, tensor<2xf32> {wsc.grad = "emb.weight"}, tensor<2xf32> {wsc.buffer_update = "emb.weight"}) {
+    %y:2 = wsc.kernel "emb.fwd" layer("emb") phase(<forward>) (%x, %w) : (tensor<4x2xf32>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>) {
+    ^bb0(%a: tensor<4x2xf32>, %b: tensor<2xf32>):
+      wsc.yield %a, %b : tensor<4x2xf32>, tensor<2xf32>
+    }
+    %g = wsc.kernel "emb.bwd" layer("emb") phase(<backward>) (%x, %w) : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<2xf32> {
+    ^bb0(%a: tensor<4x2xf32>, %b: tensor<2xf32>):
+      wsc.yield %b : tensor<2xf32>
+    }
+    return %y#0, %g, %y#1 : tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>
+  }
+}
+
+// -----
+
 module attributes {wsc.mode = #wsc.mode<layer_pipelined>} {
   // expected-error @+1 {{buffer 'bn.running_mean' must be a static f32, i64 or i1 tensor, got 'tensor<2xf16>'}}
   func.func @f(%m: tensor<2xf16> {wsc.buffer = "bn.running_mean"}, %x: tensor<2xf32> {wsc.input = 0 : i64}) -> (tensor<2xf32> {wsc.output = 0 : i64}) {

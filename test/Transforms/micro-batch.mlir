@@ -167,3 +167,4 @@ module @one_system_whole_batch attributes {wsc.target = #wsc.target<systems = 1>
     return %s : tensor<4xf32>
   }
 }
+

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 
@@ -84,6 +85,26 @@ TEST(Buffers, BadBuffersAndStepsAreRejectedWithTheirReason) {
        "buffer 'stat' has no gradient (a buffer_update replaces it)"},
       {[](json &d) { stepOf(d, "buffer_update")["param"] = "fc.bias"; },
        "parameter 'fc.bias' is replaced after its gradient stream at steps["},
+      {[](json &d) {
+         json &st = stepOf(d, "buffer_update");
+         st["param"] = "fc.bias";
+         st["operand"] = 0; // the batch input
+       },
+       "cannot be the new value of parameter 'fc.bias'"},
+      {[](json &d) {
+         // The all-reduced bias gradient written into fc.bias twice, both
+         // before its gradient stream (the stat buffer's update goes).
+         json &steps = d["steps"];
+         json write = steps.back(), sum = steps[steps.size() - 2];
+         steps.erase(steps.end() - 2, steps.end());
+         write["param"] = "fc.bias";
+         auto at = std::find_if(steps.begin(), steps.end(),
+                                [](const json &st) { return st["op"] == "gradient_stream"; });
+         at = steps.insert(at, write);
+         at = steps.insert(at, write);
+         steps.insert(at, sum);
+       },
+       "parameter 'fc.bias' already has a buffer_update at steps["},
       {[](json &d) { stepOf(d, "buffer_update")["operand"] = kBiasGradient; },
        "is a per-system partial sum over the batch; a buffer takes whole-batch values "
        "(all_reduce it first)"},

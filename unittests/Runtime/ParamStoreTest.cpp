@@ -4,6 +4,7 @@
 
 #include "TestUtil.h"
 
+#include "wsc/Support/DType.h"
 #include "wsc/Support/Error.h"
 
 #include <gtest/gtest.h>
@@ -132,6 +133,47 @@ TEST(ParamStore, AGradientRequestKeepsItsEntriesForOneUpdate) {
   EXPECT_ERROR(store.requestGradient(0, Tensor::zeros(DType::F32, {2, 2})), "dtype");
   EXPECT_ERROR(dense.applyMaskGradient(0, Tensor::fromFloats({1}, {1})),
                "parameter 'w' has no mask: its gradient cannot come in mask order");
+}
+
+// A step's write of a parameter (nn.Embedding's max_norm renorm) replaces
+// the weights but not the optimizer state: momentum goes on as in PyTorch,
+// where optimizer.step() follows the forward pass's in-place write.
+TEST(ParamStore, AssignKeepsTheOptimizerStateWhereSetWeightsResetsIt) {
+  ParamStore assigned({sgdParam()}), reloaded({sgdParam()});
+  for (ParamStore *store : {&assigned, &reloaded}) {
+    store->setWeights(0, Tensor::fromFloats({2, 2}, {1, 2, 3, 4}));
+    store->applyGradient(0, Tensor::fromFloats({2, 2}, {1, 1, 1, 1}));
+  }
+  const Tensor written = Tensor::fromFloats({2, 2}, {0.5f, 0.5f, 0.5f, 0.5f});
+  assigned.assign(0, written);
+  reloaded.setWeights(0, written);
+  EXPECT_EQ(values(assigned.weights(0)), values(written));
+  const Tensor g = Tensor::fromFloats({2, 2}, {1, 1, 1, 1});
+  assigned.applyGradient(0, g);
+  reloaded.applyGradient(0, g);
+  // Momentum 0.9, lr 0.5, weight decay 0.1 on 0.5: the buffer holds
+  // 1 + 0.1 * 1 = 1.1 from the first step (element 0), so the second step
+  // moves by 0.5 * (0.9 * 1.1 + 1.05) with it and by 0.5 * 1.05 without.
+  EXPECT_FLOAT_EQ(values(assigned.weights(0))[0], 0.5f - 0.5f * (0.9f * 1.1f + 1.05f));
+  EXPECT_FLOAT_EQ(values(reloaded.weights(0))[0], 0.5f - 0.5f * 1.05f);
+}
+
+// A write computed from FP16-streamed weights changes the FP32 master by
+// its change from what was streamed: an element the step left alone keeps
+// every bit, a written one moves by (value - streamed).
+TEST(ParamStore, AssignFromFp16StreamsAppliesTheChange) {
+  ParamStore store({sgdParam()});
+  const float a = 1.0f + 1e-5f, b = 3.0f + 3e-5f; // not FP16 numbers
+  store.setWeights(0, Tensor::fromFloats({2, 2}, {a, b, a, b}));
+  const float streamedA = roundToF16(a), streamedB = roundToF16(b);
+  ASSERT_NE(streamedA, a);
+  store.assign(0, Tensor::fromFloats({2, 2}, {streamedA, streamedB, streamedA * 0.5f, streamedB}),
+               DType::F16);
+  std::vector<float> w = values(store.weights(0));
+  EXPECT_EQ(w[0], a);
+  EXPECT_EQ(w[1], b);
+  EXPECT_EQ(w[3], b);
+  EXPECT_FLOAT_EQ(w[2], a + (streamedA * 0.5f - streamedA));
 }
 
 TEST(ParamStore, BadMasksAreRejected) {
