@@ -28,14 +28,14 @@ int64_t mlir::wsc::residentBytesPerPe(Value value, Attribute layout, const Batch
   return tile.elementsPerPe * elementBytes(value);
 }
 
-/// The phase of the kernel `op` is or converts for.
-static std::optional<KernelPhase> phaseOf(Operation *op) {
+std::optional<KernelPhase> mlir::wsc::stepPhaseOf(Operation *op) {
   if (auto kernel = llvm::dyn_cast<KernelOp>(op))
-    return kernel.getPhase();
+    return kernel->hasAttr(WSCDialect::getRecomputeAttrName()) ? KernelPhase::Backward
+                                                               : kernel.getPhase();
   if (auto convert = llvm::dyn_cast<LayoutConvertOp>(op)) {
     std::optional<KernelPhase> phase;
     for (Operation *user : convert.getOutput().getUsers())
-      if (auto use = phaseOf(user); use && (!phase || *use == KernelPhase::Backward))
+      if (auto use = stepPhaseOf(user); use && (!phase || *use == KernelPhase::Backward))
         phase = use;
     return phase;
   }
@@ -44,7 +44,7 @@ static std::optional<KernelPhase> phaseOf(Operation *op) {
 
 Operation *mlir::wsc::backwardUse(Value value) {
   Operation *def = value.getDefiningOp();
-  std::optional<KernelPhase> made = def ? phaseOf(def) : std::nullopt;
+  std::optional<KernelPhase> made = def ? stepPhaseOf(def) : std::nullopt;
   if (!made || *made == KernelPhase::Backward)
     return nullptr;
   Block *body = def->getBlock();
@@ -53,7 +53,7 @@ Operation *mlir::wsc::backwardUse(Value value) {
     Operation *top = body->findAncestorOpInBlock(*user);
     if (!top)
       continue;
-    if (phaseOf(top) == KernelPhase::Backward) {
+    if (stepPhaseOf(top) == KernelPhase::Backward) {
       if (!first || top->isBeforeInBlock(first))
         first = top;
     } else if (lastForward->isBeforeInBlock(top)) {
@@ -64,17 +64,6 @@ Operation *mlir::wsc::backwardUse(Value value) {
   if (!first || first->isBeforeInBlock(lastForward) || lastForward->getNextNode() == first)
     return nullptr;
   return first;
-}
-
-/// The step's activations kept for the backward pass, in program order.
-static SmallVector<KeptValue> keptForBackward(Block &body, StreamedValues &streamed) {
-  SmallVector<KeptValue> kept;
-  for (Operation &op : body)
-    if (llvm::isa<KernelOp, LayoutConvertOp>(op))
-      for (Value result : op.getResults())
-        if (Operation *back = backwardUse(result); back && !streamed.streamsOut(result))
-          kept.push_back({result, back});
-  return kept;
 }
 
 SmallVector<Value> mlir::wsc::offloadedValues(func::FuncOp func) {
@@ -99,8 +88,9 @@ void mlir::wsc::markOffloaded(ArrayRef<KeptValue> values) {
 
 namespace {
 
-/// The step's resident values, sized once, and their peak with a given set
-/// of them offloaded.
+/// The step's resident values, sized, and their peak (an offloaded value,
+/// wsc.offload, is off the wafer between its last forward use and its
+/// backward use).
 class StepResidents {
 public:
   StepResidents(Block &body, const BatchDims &dims, int64_t localBatch,
@@ -124,7 +114,7 @@ public:
     }
   }
 
-  StepSramPeak peak(const DenseSet<Value> &offloaded) const;
+  StepSramPeak peak() const;
 
 private:
   Block &body;
@@ -134,8 +124,11 @@ private:
 
 } // namespace
 
-StepSramPeak StepResidents::peak(const DenseSet<Value> &offloaded) const {
+StepSramPeak StepResidents::peak() const {
   StepSramPeak peak;
+  DenseSet<Value> offloaded;
+  for (Value value : offloadedValues(llvm::cast<func::FuncOp>(body.getParentOp())))
+    offloaded.insert(value);
   const int64_t end = int64_t(position.size());
 
   // Each resident value: where it is defined and last used. An offloaded
@@ -207,23 +200,10 @@ StepSramPeak StepResidents::peak(const DenseSet<Value> &offloaded) const {
   return peak;
 }
 
-StepSramFit mlir::wsc::fitStepSram(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
-                                   const ::wsc::model::TargetSpec &target, bool offload) {
-  StepSramFit fit;
+StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
+                                     int64_t localBatch, const ::wsc::model::TargetSpec &target) {
   if (func.isDeclaration())
-    return fit;
-  Block &body = func.getBody().front();
+    return {};
   StreamedValues streamed;
-  StepResidents residents(body, dims, localBatch, target, streamed);
-  fit.peak = residents.peak({});
-  if (fit.peak.bytes <= target.sramPerPe || !offload) {
-    fit.withOffload = fit.peak;
-    return fit;
-  }
-  fit.offloaded = keptForBackward(body, streamed);
-  DenseSet<Value> offloaded;
-  for (const KeptValue &kept : fit.offloaded)
-    offloaded.insert(kept.value);
-  fit.withOffload = residents.peak(offloaded);
-  return fit;
+  return StepResidents(func.getBody().front(), dims, localBatch, target, streamed).peak();
 }

@@ -137,8 +137,12 @@ private:
 
 } // namespace
 
-bool wsc::model::isKept(const PlanStep &step, int value) {
-  return kept(step, readersOf(step)[value], value);
+std::vector<char> wsc::model::keptValues(const PlanStep &step) {
+  std::vector<std::vector<int>> readers = readersOf(step);
+  std::vector<char> result(step.values.size());
+  for (int v = 0; v < int(step.values.size()); ++v)
+    result[v] = kept(step, readers[v], v);
+  return result;
 }
 
 std::vector<Keep> wsc::model::storeAll(const PlanStep &step) {
@@ -222,9 +226,11 @@ PlanOutcome wsc::model::evaluatePlan(const PlanStep &step, const std::vector<Kee
       out.recomputed.push_back({e.op, e.before});
       out.recomputeSeconds += op.seconds;
       stream = streamSeconds(step, op.inBytes, 0);
+      out.streamedBytes += op.inBytes;
     } else {
-      stream = streamSeconds(step, op.inBytes + out.offloadIn[e.op],
-                             op.outBytes + out.offloadOut[e.op]);
+      double in = op.inBytes + out.offloadIn[e.op], outBytes = op.outBytes + out.offloadOut[e.op];
+      stream = streamSeconds(step, in, outBytes);
+      out.streamedBytes += in + outBytes;
     }
     out.computeSeconds += op.seconds;
     out.streamSeconds += stream;

@@ -25,7 +25,7 @@ FailureOr<llvm::json::Object> mlir::wsc::emitReport(ModuleOp module) {
         {ReportEntry::Vts, key::report::kVtsDecision},
         {ReportEntry::Placement, key::report::kPlacementSummary},
         {ReportEntry::MicroBatch, key::report::kMicroBatch},
-        {ReportEntry::Offload, key::report::kOffload}}) {
+        {ReportEntry::MemoryPlan, key::report::kMemoryPlan}}) {
     StringRef name = getReportEntryName(entry);
     Attribute value = dict ? dict.get(name) : Attribute();
     auto text = llvm::dyn_cast_or_null<StringAttr>(value);

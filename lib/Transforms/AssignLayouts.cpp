@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AssignLayouts.h"
+#include "StepMemoryPlan.h"
 
 #include "wsc/Analysis/DescribeKernel.h"
 #include "wsc/Analysis/KernelCost.h"
@@ -143,6 +144,7 @@ private:
   /// `streamed` holds the operands their kernels read as they pass.
   void insertConversions(func::FuncOp func, const DenseSet<OpOperand *> &streamed);
   LogicalResult checkStepFits(func::FuncOp func);
+  std::string suggestMemoryPlan(func::FuncOp func);
 };
 
 /// Checks explicitly given layouts against their tensors' shapes, the
@@ -442,27 +444,30 @@ LogicalResult LayoutAssigner::assign(func::FuncOp func, const BatchDims &batchDi
 /// An error at the kernel where the peak occurs, or a warning under
 /// allow-sram-overflow.
 LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
-  // Weight streaming only: a layer-pipelined wafer keeps every layer's
-  // values in its own rectangle and streams nothing to MemoryX.
-  bool offload =
-      assignOptions.offloadActivations && !isLayerPipelined(func->getParentOfType<ModuleOp>());
-  StepSramFit fit = fitStepSram(func, *dims, localBatch, target, offload);
-  if (fit.peak.bytes <= target.sramPerPe)
-    return success();
-  const StepSramPeak &peak = fit.withOffload; // what still does not fit, if anything
-  if (!fit.offloaded.empty() && peak.bytes <= target.sramPerPe) {
-    double bytes = 0; // per system and micro-batch, each way
-    for (const KeptValue &k : fit.offloaded)
-      bytes += localBytes(k.value, *dims, localBatch);
-    markOffloaded(fit.offloaded);
-    reportDecision(func->getParentOfType<ModuleOp>(), func.getLoc(), ReportEntry::Offload,
-                   llvm::formatv("{0} activations kept for the backward pass stream to "
-                                 "MemoryX and back ({1:F0} B each way per system and "
-                                 "micro-batch): the step's peak drops from {2} to {3} "
-                                 "bytes per PE",
-                                 fit.offloaded.size(), bytes, fit.peak.bytes, peak.bytes));
-    return success();
+  auto module = func->getParentOfType<ModuleOp>();
+  StepSramPeak peak = stepSramPeak(func, *dims, localBatch, target);
+  // The memory plan, weight streaming only: a layer-pipelined wafer keeps
+  // every layer's values in its own rectangle and streams nothing to
+  // MemoryX.
+  bool weightStreaming = !isLayerPipelined(module);
+  bool offload = assignOptions.offloadActivations && weightStreaming;
+  RecomputeChoice recompute = assignOptions.recompute;
+  std::optional<::wsc::model::ChosenPlan> best;
+  if (weightStreaming && (recompute != RecomputeChoice::None ||
+                          (offload && peak.bytes > target.sramPerPe))) {
+    StepPlanGraph graph =
+        buildStepPlanGraph(func, *dims, localBatch, target, assignOptions.descriptions);
+    best = ::wsc::model::choosePlan(graph.step, toRecomputeMode(recompute), target.sramPerPe,
+                                    offload);
+    if (best->outcome.peakBytes <= target.sramPerPe) {
+      std::string text = applyMemoryPlan(graph, *best, recompute, peak.bytes);
+      if (!text.empty())
+        reportDecision(module, func.getLoc(), ReportEntry::MemoryPlan, text);
+      return success();
+    }
   }
+  if (peak.bytes <= target.sramPerPe)
+    return success();
   auto kernel = llvm::cast<KernelOp>(peak.at);
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -474,12 +479,12 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
   for (auto [i, live] : llvm::enumerate(ArrayRef(peak.live).take_front(3)))
     os << (i ? ", " : ": ") << describeValue(live.value) << " " << live.bytes << " B";
   os << (peak.live.size() > 3 ? ", ...)" : ")");
-  // Name the option that would make it fit, when one does.
-  bool layerPipelined = isLayerPipelined(func->getParentOfType<ModuleOp>());
-  if (!offload && !layerPipelined &&
-      fitStepSram(func, *dims, localBatch, target, true).withOffload.bytes <= target.sramPerPe)
-    os << "; offload-activations=true (wsc.compile(offload_activations=True)) keeps the "
-       << "activations for the backward pass in MemoryX and makes it fit";
+  if (best && best->outcome.peakBytes < peak.bytes)
+    os << "; the best memory plan (" << best->kind << ", recompute="
+       << stringifyRecomputeChoice(recompute) << ") still needs " << best->outcome.peakBytes
+       << " bytes per PE";
+  else if (weightStreaming)
+    os << suggestMemoryPlan(func);
   if (assignOptions.allowSramOverflow) {
     reportWarning(func->getParentOfType<ModuleOp>(), kernel.getLoc(), text);
     return success();
@@ -501,6 +506,32 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
   return diag;
 }
 
+/// The options that would make the step fit, when some do (the step
+/// is over PE SRAM with nothing recomputed or offloaded).
+std::string LayoutAssigner::suggestMemoryPlan(func::FuncOp func) {
+  StepPlanGraph graph =
+      buildStepPlanGraph(func, *dims, localBatch, target, assignOptions.descriptions);
+  for (bool offload : {false, true}) {
+    if (offload && !assignOptions.offloadActivations &&
+        ::wsc::model::choosePlan(graph.step, ::wsc::model::RecomputeMode::None,
+                                 target.sramPerPe, true)
+                .outcome.peakBytes <= target.sramPerPe)
+      return "; offload-activations=true (wsc.compile(offload_activations=True)) keeps the "
+             "activations for the backward pass in MemoryX and makes it fit";
+    ::wsc::model::ChosenPlan plan = ::wsc::model::choosePlan(
+        graph.step, ::wsc::model::RecomputeMode::Auto, target.sramPerPe,
+        offload || assignOptions.offloadActivations);
+    if (plan.outcome.peakBytes <= target.sramPerPe)
+      return llvm::formatv("; recompute=auto{0} (wsc.compile(recompute=\"auto\"{1})) makes it "
+                           "fit: memory plan {2}, peak {3} bytes per PE",
+                           offload ? " offload-activations=true" : "",
+                           offload ? ", offload_activations=True" : "", plan.kind,
+                           plan.outcome.peakBytes)
+          .str();
+  }
+  return "";
+}
+
 } // namespace
 
 LogicalResult mlir::wsc::assignLayouts(func::FuncOp func, const BatchDims &dims,
@@ -518,6 +549,7 @@ struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLa
     options.report = report;
     options.allowSramOverflow = allowSramOverflow;
     options.offloadActivations = offloadActivations;
+    options.recompute = recompute;
     options.descriptions = &getAnalysis<KernelDescriptionsAnalysis>().descriptions;
     int64_t systems = TargetAttr::lookup(module).getSystems();
     for (auto func : module.getOps<func::FuncOp>()) {

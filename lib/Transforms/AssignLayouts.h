@@ -10,6 +10,7 @@
 
 #include "wsc/Analysis/BatchDims.h"
 #include "wsc/Analysis/KernelDescriptions.h"
+#include "wsc/Transforms/PassEnums.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -26,6 +27,9 @@ struct LayoutAssignOptions {
   /// When the step does not fit, keep its activations for the backward
   /// pass in MemoryX (wsc.offload) if that makes it fit.
   bool offloadActivations = false;
+  /// Which activations kept for the backward pass are computed again
+  /// (weight streaming; StepMemoryPlan.h).
+  RecomputeChoice recompute = RecomputeChoice::None;
   /// Describes the kernels through these when given, keeping them for
   /// another size (wsc-micro-batch tries several).
   KernelDescriptions *descriptions = nullptr;

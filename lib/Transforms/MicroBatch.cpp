@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AssignLayouts.h"
+#include "StepMemoryPlan.h"
 
 #include "wsc/Analysis/KernelCost.h"
 #include "wsc/Analysis/KernelStreams.h"
@@ -46,9 +47,11 @@ struct Candidate {
   int64_t peakSram = 0; ///< the step's peak of live bytes per PE
   double compute = 0, stream = 0, accumulate = 0, step = 0; ///< seconds
   double streamedBytes = 0;
-  /// Activations kept in MemoryX for the backward pass, per micro-batch of
-  /// `size` and system, each way (0: none needed).
-  double offloadedBytes = 0;
+  /// The memory plan: its kind, the activations it keeps in MemoryX per
+  /// micro-batch of `size` and system, each way, and the compute of what it
+  /// recomputes per pass.
+  std::string plan;
+  double offloadedBytes = 0, recomputeSeconds = 0;
 
   /// "step 1.20 us (compute ...), peak SRAM ... B/PE, streamed ... B".
   std::string numbers(int64_t sramPerPe) const {
@@ -59,7 +62,10 @@ struct Candidate {
                .str() +
            (offloadedBytes > 0
                 ? llvm::formatv(", activations offloaded {0:F0} B", offloadedBytes).str()
-                : std::string());
+                : std::string()) +
+           (plan.empty() || plan == "store" ? std::string() : ", memory plan " + plan) +
+           (recomputeSeconds > 0 ? ", recomputed " + formatReportSeconds(recomputeSeconds)
+                                 : std::string());
   }
 };
 
@@ -76,32 +82,29 @@ private:
   int64_t weightBytes = 2, gradientBytes = 4;
 
   Candidate evaluate(ModuleOp module, const BatchDims &moduleDims, int64_t size, int64_t batch,
-                     ArrayRef<KernelStreams> streams, KernelDescriptions &descriptions) const;
+                     KernelDescriptions &descriptions) const;
   double stepLowerBound(ArrayRef<KernelStreams> streams, int64_t count) const;
-  void modelTime(func::FuncOp func, const BatchDims &dims, ArrayRef<KernelStreams> streams,
-                 const StreamsByKernel &offloads, const KernelDescriptions *described,
+  void modelTime(const model::PlanOutcome &full, const model::PlanOutcome &last,
                  Candidate &candidate) const;
+  std::vector<KernelStreams> gradients; ///< each kernel's streams, for the gradients
 };
 
-/// The step's time: one pass of `size` samples for each full micro-batch
-/// and one of `last`. MemoryX adds each micro-batch's gradients after the
-/// first into the accumulated ones.
-void MicroBatchPass::modelTime(func::FuncOp func, const BatchDims &dims,
-                               ArrayRef<KernelStreams> streams, const StreamsByKernel &offloads,
-                               const KernelDescriptions *described, Candidate &c) const {
-  WeightStreamingPass full =
-      weightStreamingPass(func, dims, c.size, streams, target, offloads, described);
-  WeightStreamingPass last;
-  int64_t fullCount = c.count;
-  if (c.last != c.size) {
-    last = weightStreamingPass(func, dims, c.last, streams, target, offloads, described);
-    fullCount = c.count - 1;
-  }
-  c.compute = double(fullCount) * full.compute + last.compute;
-  c.stream = double(c.count) * full.stream;
-  c.accumulate = double(c.count - 1) * full.gradientElements / target.memxFlops;
-  c.step = double(fullCount) * full.busy + last.busy + c.accumulate;
+/// The step's time: one pass of `size` samples (`full`) for each full
+/// micro-batch and one of `last`. MemoryX adds each micro-batch's gradients
+/// after the first into the accumulated ones.
+void MicroBatchPass::modelTime(const model::PlanOutcome &full, const model::PlanOutcome &last,
+                               Candidate &c) const {
+  int64_t fullCount = c.last != c.size ? c.count - 1 : c.count;
+  double gradientElements = 0;
+  c.compute = double(fullCount) * full.computeSeconds +
+              (c.last != c.size ? last.computeSeconds : 0.0);
+  c.stream = double(c.count) * full.streamSeconds;
   c.streamedBytes = double(c.count) * full.streamedBytes;
+  c.step = double(fullCount) * full.seconds + (c.last != c.size ? last.seconds : 0.0);
+  for (const KernelStreams &s : gradients)
+    gradientElements += s.gradientElements;
+  c.accumulate = double(c.count - 1) * gradientElements / target.memxFlops;
+  c.step += c.accumulate;
 }
 
 /// wsc-sync-batch-statistics inserts all-reduces on one system for
@@ -112,13 +115,6 @@ static void dropOneSystemTotals(ModuleOp module) {
     sum.getSum().replaceAllUsesWith(sum.getPartial());
     sum.erase();
   });
-}
-
-/// The kernel `op` is, or the next one after it (a conversion's consumer).
-static Operation *kernelAtOrAfter(Operation *op) {
-  while (op && !llvm::isa<KernelOp>(op))
-    op = op->getNextNode();
-  return op;
 }
 
 /// Takes back, when it goes, what assignLayouts writes into a step: the
@@ -176,7 +172,7 @@ private:
 
 /// Chooses layouts for `size` samples and models the step with them.
 Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims, int64_t size,
-                                   int64_t batch, ArrayRef<KernelStreams> streams,
+                                   int64_t batch,
                                    KernelDescriptions &descriptions) const {
   Candidate c;
   c.size = size;
@@ -217,25 +213,30 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
   }
   if (!c.assigned)
     return c;
-  StepSramFit fit = fitStepSram(func, dims, size, target, offloadActivations);
-  const StepSramPeak &peak = fit.withOffload;
-  // Activations kept in MemoryX stream out after the kernel that makes them
-  // and back in for the backward kernel that reads them.
-  StreamsByKernel offloads;
-  for (const KeptValue &kept : fit.offloaded) {
-    double bytes = localBytes(kept.value, dims, size);
-    offloads[kernelAtOrAfter(kept.value.getDefiningOp())].outBytes += bytes;
-    offloads[kernelAtOrAfter(kept.backAt)].inBytes += bytes;
-    c.offloadedBytes += bytes;
-  }
-  c.peakSram = peak.bytes;
-  c.fits = peak.bytes <= target.sramPerPe;
-  if (!c.fits)
-    c.whyNot = llvm::formatv("the step's live values need {0} bytes per PE at kernel '{1}'{2}",
-                             peak.bytes, llvm::cast<KernelOp>(peak.at).getKernelName(),
-                             c.offloadedBytes > 0 ? " with its activations offloaded" : "")
+  // The memory plan at this size (wsc-assign-layouts applies the one of
+  // the size taken), its time at this size and at the last micro-batch's.
+  StepPlanGraph graph = buildStepPlanGraph(func, dims, size, target, options.descriptions);
+  model::ChosenPlan plan = model::choosePlan(graph.step, toRecomputeMode(recompute),
+                                             target.sramPerPe, offloadActivations);
+  c.plan = plan.kind;
+  c.offloadedBytes = plan.outcome.offloadedBytes;
+  c.recomputeSeconds = plan.outcome.recomputeSeconds;
+  c.peakSram = plan.outcome.peakBytes;
+  c.fits = c.peakSram <= target.sramPerPe;
+  if (!c.fits) {
+    auto at = llvm::dyn_cast<KernelOp>(graph.ops[plan.outcome.peakOp]);
+    for (Operation *op = graph.ops[plan.outcome.peakOp]; !at && op; op = op->getNextNode())
+      at = llvm::dyn_cast<KernelOp>(op);
+    c.whyNot = llvm::formatv("the step's live values need {0} bytes per PE at kernel '{1}' "
+                             "(memory plan {2})",
+                             c.peakSram, at ? at.getKernelName() : StringRef("?"), plan.kind)
                    .str();
-  modelTime(func, dims, streams, offloads, options.descriptions, c);
+  }
+  model::PlanOutcome last = plan.outcome;
+  if (c.last != c.size)
+    last = model::evaluatePlan(
+        buildStepPlanGraph(func, dims, c.last, target, options.descriptions).step, plan.plan);
+  modelTime(plan.outcome, last, c);
   return c;
 }
 
@@ -387,6 +388,7 @@ void MicroBatchPass::decide(ModuleOp module) {
       if (size >= smallest)
         sizes.insert(size);
   std::vector<KernelStreams> streams = kernelStreams(func, weightBytes, gradientBytes);
+  gradients = streams;
   bool explore = microBatch.mode == MicroBatchMode::Explore;
   std::vector<Candidate> candidates;
   KernelDescriptions &descriptions = getAnalysis<KernelDescriptionsAnalysis>().descriptions;
@@ -399,7 +401,7 @@ void MicroBatchPass::decide(ModuleOp module) {
     if (!explore && best &&
         stepLowerBound(streams, ::wsc::microBatchCount(batch, size)) > best->step * (1 + 1e-9))
       continue;
-    candidates.push_back(evaluate(module, *dims, size, batch, streams, descriptions));
+    candidates.push_back(evaluate(module, *dims, size, batch, descriptions));
     // Largest first: a tie goes to fewer micro-batches.
     if (candidates.back().fits && (!best || candidates.back().step < best->step))
       best = &candidates.back();

@@ -53,10 +53,10 @@ void mlir::wsc::buildPipeline(OpPassManager &pm, const PipelineOptions &options)
   pm.addPass(createWSCSelectMode(WSCSelectModeOptions{options.mode}));
   // Before the layouts, which are chosen for the micro-batch.
   pm.addPass(createWSCMicroBatch(
-      WSCMicroBatchOptions{options.microBatch, options.offloadActivations}));
+      WSCMicroBatchOptions{options.microBatch, options.offloadActivations, options.recompute}));
   pm.addPass(createWSCAssignLayouts(
       WSCAssignLayoutsOptions{/*report=*/false, options.allowSramOverflow,
-                              options.offloadActivations}));
+                              options.offloadActivations, options.recompute}));
   pm.addPass(createWSCPlaceKernels(
       WSCPlaceKernelsOptions{options.timeLimit, options.mode == ModeChoice::Auto,
                              options.expectedValidFraction}));

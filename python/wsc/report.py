@@ -55,7 +55,8 @@ def build_report(schedule: dict, masks: dict, last_step: Optional[dict]) -> dict
         "placement_summary": compiler["placement_summary"],
         # Micro-batching: the size each system's batch runs in, and why.
         "micro_batch": compiler.get("micro_batch", ""),
-        # Activations kept in MemoryX for the backward pass, and why.
-        "offload": compiler.get("offload", ""),
+        # The memory plan: which activations kept for the backward pass are
+        # recomputed or wait in MemoryX, and what that costs.
+        "memory_plan": compiler.get("memory_plan", ""),
         "last_step": dict(last_step) if last_step else None,
     }

@@ -110,7 +110,7 @@ func.func @gradient_input_stays(%x: tensor<8x1024xf32> {wsc.input = 0 : i64}) ->
 // again by "c" (backward) after "b" and "d" ran. Resident throughout, it,
 // "b"'s result and "d"'s need 64 kB at "d". With offload-activations it
 // streams out to MemoryX right after "a" and back in for "c".
-// OFFLOAD-LABEL: module attributes {wsc.report = {offload = "1 activations kept for the backward pass stream to MemoryX and back (32768 B each way per system and micro-batch): the step's peak drops from 65600 to 32832 bytes per PE"}}
+// OFFLOAD-LABEL: module attributes {wsc.report = {memory_plan = "memory plan offload (recompute=none): of 1 activations kept for the backward pass, 0 stored, 0 recomputed, 1 offloaded; 32768 B stream to MemoryX and back each way per system and micro-batch; the step's peak goes from 65600 to 32832 bytes per PE"}}
 // OFFLOAD: wsc.kernel "a" {{.*}}wsc.offload = array<i64: 0>
 // OFFLOAD-NOT: wsc.offload
 // OFFLOAD: return

@@ -118,9 +118,9 @@ module @no_batch {
 // stream the weights and gradients twice (117620800 B), one of 2 once
 // (58810400 B) plus its 40992 B of activations out and back in.
 // OFFLOAD: remark: candidate micro-batch 1: {{.*}}, peak SRAM 28676 of 49152 B/PE, streamed 117620800 B{{$}}
-// OFFLOAD: remark: candidate micro-batch 2: {{.*}}, peak SRAM 32772 of 49152 B/PE, streamed 58892384 B, activations offloaded 40992 B
+// OFFLOAD: remark: candidate micro-batch 2: {{.*}}, peak SRAM 32772 of 49152 B/PE, streamed 58892384 B, activations offloaded 40992 B, memory plan offload
 // OFFLOAD: remark: micro-batch 2 of 2 per system (explore)
-// OFFLOAD: remark: 6 activations kept for the backward pass stream to MemoryX and back (40992 B each way
+// OFFLOAD: remark: memory plan offload (recompute=none): of 6 activations kept for the backward pass, 0 stored, 0 recomputed, 6 offloaded; 40992 B stream to MemoryX and back each way
 // RESIDENT: remark: candidate micro-batch 2: {{.*}}does not fit: the step's live values need 57348 bytes per PE at kernel '8.bwd'
 // RESIDENT: remark: micro-batch 1 of 2 per system (explore)
 

@@ -8,10 +8,10 @@
 // RUN:   | FileCheck %s --check-prefix=RESIDENT
 // RUN: wsc-translate --wsc-to-schedule %s -split-input-file -verify-diagnostics >/dev/null
 
-// CHECK: "offload": "6 activations kept for the backward pass stream to MemoryX and back
+// CHECK: "memory_plan": "memory plan offload (recompute=none): of 6 activations kept for the backward pass, 0 stored, 0 recomputed, 6 offloaded
 // CHECK: "values": [
 // CHECK: "offload_back_at": {{[0-9]+}},
-// RESIDENT: error: the step's live values need {{[0-9]+}} bytes per PE at kernel {{.*}}; offload-activations=true (wsc.compile(offload_activations=True)) keeps the activations for the backward pass in MemoryX and makes it fit
+// RESIDENT: error: the step's live values need {{[0-9]+}} bytes per PE at kernel {{.*}}; recompute=auto (wsc.compile(recompute="auto")) makes it fit: memory plan selective, peak {{[0-9]+}} bytes per PE
 
 // A value marked for MemoryX that no backward kernel reads back.
 module attributes {wsc.mode = #wsc.mode<weight_streaming>} {

@@ -6,9 +6,9 @@
 
 // CHECK-LABEL: "function": "full"
 // CHECK:      "report": {
+// CHECK-NEXT:   "memory_plan": "",
 // CHECK-NEXT:   "micro_batch": "",
 // CHECK-NEXT:   "mode_reason": "weight_streaming: the model does not fit one wafer",
-// CHECK-NEXT:   "offload": "",
 // CHECK-NEXT:   "placement_summary": "",
 // CHECK-NEXT:   "vts_decision": "off: no sequence mask",
 // CHECK-NEXT:   "warnings": [
@@ -31,9 +31,9 @@ module attributes {wsc.mode = #wsc.mode<weight_streaming>,
 // No report from the passes: the section is there, empty.
 // CHECK-LABEL: "function": "none"
 // CHECK:      "report": {
+// CHECK-NEXT:   "memory_plan": "",
 // CHECK-NEXT:   "micro_batch": "",
 // CHECK-NEXT:   "mode_reason": "",
-// CHECK-NEXT:   "offload": "",
 // CHECK-NEXT:   "placement_summary": "",
 // CHECK-NEXT:   "vts_decision": "",
 // CHECK-NEXT:   "warnings": []

@@ -42,10 +42,8 @@ int64_t residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
                            int64_t localBatch, const ::wsc::model::TargetSpec &target,
                            StreamedValues &streamed);
 
-/// An activation kept for the backward pass: a value that a forward or loss
-/// kernel makes (or a conversion of it) and a backward kernel reads after
-/// other kernels ran. Offloaded, it streams out to MemoryX after its last
-/// forward use and back in just before `backAt`, its first backward use.
+/// An activation kept in MemoryX: it streams out after its last forward use
+/// and back in just before `backAt`, its first backward-time use.
 struct KeptValue {
   Value value;
   Operation *backAt = nullptr;
@@ -54,19 +52,18 @@ struct KeptValue {
 /// The peak over `func`'s ops of the bytes per PE of the values live there:
 /// each kernel result with a result layout and each layout conversion's
 /// output, from the op that defines it to its last use (a returned value:
-/// to the end; a gradient streams out and takes none). `localBatch`
-/// samples per system.
-/// When that peak is over PE SRAM and `offload` allows, the activations
-/// kept for the backward pass are kept in MemoryX instead: resident only
-/// until their last forward use and again from their backward use on. The
-/// values are sized once for both peaks.
-struct StepSramFit {
-  StepSramPeak peak;               ///< with nothing offloaded
-  SmallVector<KeptValue> offloaded; ///< in program order; empty when none are
-  StepSramPeak withOffload;        ///< with `offloaded` in MemoryX (`peak` when none)
-};
-StepSramFit fitStepSram(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
-                        const ::wsc::model::TargetSpec &target, bool offload);
+/// to the end; a gradient streams out and takes none; an offloaded value,
+/// wsc.offload, takes none between its last forward use and its backward
+/// use). `localBatch` samples per system. The memory plan
+/// (StepMemoryPlan.h) decides what to recompute or offload with the same
+/// count.
+StepSramPeak stepSramPeak(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
+                          const ::wsc::model::TargetSpec &target);
+
+/// The phase the step runs `op` in: a kernel's, where a recomputed one
+/// (wsc.recompute) runs with the backward pass; a conversion's, that of the
+/// kernels it converts for (backward if any is).
+std::optional<KernelPhase> stepPhaseOf(Operation *op);
 
 /// Where `value`, if kept for the backward pass, streams back in.
 Operation *backwardUse(Value value);

@@ -54,10 +54,10 @@ struct PlanStep {
 /// makes it a checkpoint.
 enum class Keep { Store, Recompute, Offload };
 
-/// Whether `value` is an activation kept for the backward pass: made by a
-/// forward op, resident, read by a backward op that is not the next op
-/// after its last forward use.
-bool isKept(const PlanStep &step, int value);
+/// Per value, whether it is an activation kept for the backward pass: made
+/// by a forward op, resident, not returned, read by a backward op that is
+/// not the next op after its last forward use.
+std::vector<char> keptValues(const PlanStep &step);
 
 /// The plan with nothing recomputed or offloaded: kept values stored, the
 /// rest gone after their last use.
@@ -83,6 +83,7 @@ struct PlanOutcome {
   /// The modeled step: each op, and each recomputation, takes the longer
   /// of its compute and its streams; and those two summed.
   double seconds = 0, computeSeconds = 0, streamSeconds = 0;
+  double streamedBytes = 0; ///< on the link, both ways
 };
 
 /// Runs `plan` on `step`: where each recomputation goes, the live bytes

@@ -245,7 +245,7 @@ inline constexpr char kModeReason[] = "mode_reason";
 inline constexpr char kVtsDecision[] = "vts_decision";
 inline constexpr char kPlacementSummary[] = "placement_summary";
 inline constexpr char kMicroBatch[] = "micro_batch";
-inline constexpr char kOffload[] = "offload";
+inline constexpr char kMemoryPlan[] = "memory_plan";
 inline constexpr char kWarnings[] = "warnings";
 } // namespace report
 

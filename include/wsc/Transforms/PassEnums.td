@@ -54,4 +54,19 @@ def WSC_MicroBatchMode : I32Enum<"MicroBatchMode",
   let cppNamespace = "::mlir::wsc";
 }
 
+def WSC_RecomputeChoice : I32Enum<"RecomputeChoice",
+    "which activations kept for the backward pass a weight-streaming step computes again", [
+  // Nothing: every kept activation stays on the wafer (or, under
+  // offload-activations, waits in MemoryX when the step does not fit).
+  I32EnumCase<"None", 0, "none">,
+  // The cost model's memory plan: the fastest that fits PE SRAM.
+  I32EnumCase<"Auto", 1, "auto">,
+  // Every forward value, from checkpoints at the step's narrowest points.
+  I32EnumCase<"Full", 2, "full">,
+  // The values cheapest to compute again per byte, as few as fit.
+  I32EnumCase<"Selective", 3, "selective">
+]> {
+  let cppNamespace = "::mlir::wsc";
+}
+
 #endif // WSC_TRANSFORMS_PASSENUMS_TD

@@ -82,6 +82,13 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("weight streaming: when the step does not fit PE SRAM, keep the "
                      "activations for the backward pass in MemoryX if that makes it fit"),
       llvm::cl::init(false)};
+  Option<RecomputeChoice> recompute{
+      *this, "recompute",
+      llvm::cl::desc("weight streaming: which activations kept for the backward pass are "
+                     "computed again: none, auto (the fastest memory plan that fits PE "
+                     "SRAM), full (every forward value, from checkpoints) or selective (the "
+                     "cheapest per byte, as few as fit)"),
+      llvm::cl::init(RecomputeChoice::None), EnumOptionValues<RecomputeChoice>()};
   Option<double> expectedValidFraction{
       *this, "expected-valid-fraction",
       llvm::cl::desc("valid-token fraction of typical batches: decides vts=auto and "

@@ -457,6 +457,11 @@ def WSCMicroBatch : Pass<"wsc-micro-batch", "::mlir::ModuleOp"> {
     Option<"offloadActivations", "offload-activations", "bool", /*default=*/"false",
            "count a size as fitting when keeping its activations for the backward pass "
            "in MemoryX makes it fit, charging their streams (as wsc-assign-layouts does)">,
+    Option<"recompute", "recompute", "::mlir::wsc::RecomputeChoice",
+           /*default=*/"::mlir::wsc::RecomputeChoice::None",
+           "the memory plan each candidate size is modeled with (as wsc-assign-layouts applies it): "
+           "none, auto, full or selective",
+           [{::mlir::wsc::EnumOptionValues<::mlir::wsc::RecomputeChoice>()}]>,
   ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }
@@ -536,6 +541,12 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     Option<"offloadActivations", "offload-activations", "bool", /*default=*/"false",
            "when the step's peak does not fit, keep the activations for the backward "
            "pass in MemoryX if that makes it fit">,
+    Option<"recompute", "recompute", "::mlir::wsc::RecomputeChoice",
+           /*default=*/"::mlir::wsc::RecomputeChoice::None",
+           "weight streaming: which activations kept for the backward pass are computed "
+           "again before their backward kernels: none, auto (the fastest plan that fits), "
+           "full or selective",
+           [{::mlir::wsc::EnumOptionValues<::mlir::wsc::RecomputeChoice>()}]>,
   ];
   let dependentDialects = ["::mlir::wsc::WSCDialect"];
 }

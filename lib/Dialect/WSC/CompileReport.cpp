@@ -19,8 +19,8 @@ StringRef mlir::wsc::getReportEntryName(ReportEntry entry) {
     return "placement";
   case ReportEntry::MicroBatch:
     return "micro_batch";
-  case ReportEntry::Offload:
-    return "offload";
+  case ReportEntry::MemoryPlan:
+    return "memory_plan";
   }
   llvm_unreachable("unknown report entry");
 }

@@ -20,6 +20,17 @@ using namespace mlir::wsc;
 // checked here or by any op verifier: the passes that only set them skip
 // re-verifying the step (the dialect's description).
 LogicalResult WSCDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName() == getRecomputeAttrName()) {
+    auto kernel = llvm::dyn_cast<KernelOp>(op);
+    if (!kernel || !llvm::isa<StringAttr>(attr.getValue()))
+      return op->emitError("'") << attr.getName().getValue()
+                                << "' is a string (the kernel it recomputes) on a wsc.kernel";
+    if (kernel.getPhase() == KernelPhase::Backward)
+      return op->emitError("'") << attr.getName().getValue()
+                                << "' recomputes a forward or loss kernel, but this kernel is "
+                                   "in the backward phase";
+    return success();
+  }
   if (attr.getName() != getOffloadAttrName())
     return success();
   auto results = llvm::dyn_cast<DenseI64ArrayAttr>(attr.getValue());

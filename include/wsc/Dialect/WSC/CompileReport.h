@@ -20,7 +20,7 @@
 namespace mlir::wsc {
 
 /// A decision a pass explains once per compile: the last one recorded wins.
-enum class ReportEntry { Mode, Vts, Placement, MicroBatch, Offload };
+enum class ReportEntry { Mode, Vts, Placement, MicroBatch, MemoryPlan };
 
 /// The entry's key in `wsc.report`.
 StringRef getReportEntryName(ReportEntry entry);

@@ -58,7 +58,8 @@ def WSC_Dialect : Dialect {
   ];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
-  // Checks the discardable attributes that name results (wsc.offload).
+  // Checks the discardable attributes of the memory plan (wsc.offload,
+  // wsc.recompute).
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     // The discardable `wsc.*` attributes: each name is spelled here only.
@@ -86,6 +87,10 @@ def WSC_Dialect : Dialect {
     /// MemoryX between their last forward use and their backward use
     /// (array<i64>), set by wsc-assign-layouts under offload-activations.
     static ::llvm::StringLiteral getOffloadAttrName() { return "wsc.offload"; }
+    /// Kernel: a forward kernel run again just before the backward kernels
+    /// that read its results, instead of keeping them (a string: the
+    /// kernel it recomputes), set by the memory plan in wsc-assign-layouts.
+    static ::llvm::StringLiteral getRecomputeAttrName() { return "wsc.recompute"; }
     /// Module: where the step first uses a sum over its whole batch as a
     /// total (a location), set by wsc-sync-batch-statistics: splitting the
     /// batch into micro-batches would change what it computes.
