@@ -109,12 +109,68 @@ model::RecomputeMode mlir::wsc::toRecomputeMode(RecomputeChoice choice) {
   llvm_unreachable("unknown recompute choice");
 }
 
+/// A recomputed kernel makes only what its readers read. Its other results
+/// (BatchNorm's new running statistics, a partial sum for an all-reduce)
+/// go, and with them the operands only they needed: it reads no buffer
+/// that MemoryX has already updated.
+static void trimToReadResults(KernelOp kernel) {
+  SmallVector<unsigned> results;
+  for (OpResult result : kernel->getResults())
+    if (!result.use_empty())
+      results.push_back(result.getResultNumber());
+  if (results.size() == kernel->getNumResults())
+    return;
+  Block &body = kernel.getBodyBlock();
+  Operation *yield = body.getTerminator();
+  SmallVector<Value> yielded;
+  for (unsigned i : results)
+    yielded.push_back(yield->getOperand(i));
+  yield->setOperands(yielded);
+  // Backwards, so that an op's operands die after it.
+  for (Operation *op = yield->getPrevNode(); op;) {
+    Operation *previous = op->getPrevNode();
+    if (isOpTriviallyDead(op))
+      op->erase();
+    op = previous;
+  }
+  SmallVector<unsigned> inputs;
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.use_empty())
+      inputs.push_back(arg.getArgNumber());
+  auto pick = [](auto range, ArrayRef<unsigned> indices) {
+    SmallVector<std::decay_t<decltype(*range.begin())>> picked;
+    for (unsigned i : indices)
+      picked.push_back(range[i]);
+    return picked;
+  };
+  OpBuilder builder(kernel);
+  auto trimmed = KernelOp::create(builder, kernel.getLoc(),
+                                  TypeRange(pick(kernel->getResultTypes(), results)),
+                                  kernel.getKernelName(), kernel.getLayer(), kernel.getPhase(),
+                                  ValueRange(pick(kernel.getInputs(), inputs)));
+  trimmed->setDiscardableAttrs(kernel->getDiscardableAttrDictionary());
+  if (std::optional<ArrayAttr> layouts = kernel.getOperandLayouts())
+    trimmed.setOperandLayoutsAttr(
+        builder.getArrayAttr(pick(ArrayRef<Attribute>(layouts->getValue()), inputs)));
+  if (std::optional<ArrayAttr> layouts = kernel.getResultLayouts())
+    trimmed.setResultLayoutsAttr(
+        builder.getArrayAttr(pick(ArrayRef<Attribute>(layouts->getValue()), results)));
+  trimmed.getBody().takeBody(kernel.getBody());
+  for (unsigned i = body.getNumArguments(); i-- > 0;)
+    if (!llvm::is_contained(inputs, i))
+      trimmed.getBodyBlock().eraseArgument(i);
+  for (auto [i, result] : llvm::enumerate(results))
+    kernel->getResult(result).replaceAllUsesWith(trimmed->getResult(i));
+  kernel.erase();
+}
+
 std::string mlir::wsc::applyMemoryPlan(const StepPlanGraph &graph,
                                        const model::ChosenPlan &chosen, RecomputeChoice asked,
                                        int64_t storedPeak) {
   const model::PlanOutcome &outcome = chosen.outcome;
   // The recomputations, each a clone just before the op it runs for.
   DenseMap<Value, Value> copyOf;
+  SmallVector<KernelOp> clones;
   for (const model::Recomputation &r : outcome.recomputed) {
     Operation *original = graph.ops[r.op];
     IRMapping mapping;
@@ -125,6 +181,7 @@ std::string mlir::wsc::applyMemoryPlan(const StepPlanGraph &graph,
     Operation *clone = builder.clone(*original, mapping);
     clone->removeAttr(WSCDialect::getOffloadAttrName());
     if (auto kernel = llvm::dyn_cast<KernelOp>(clone)) {
+      clones.push_back(kernel);
       clone->setAttr(WSCDialect::getRecomputeAttrName(), kernel.getKernelNameAttr());
       kernel.setKernelName((kernel.getKernelName() + ".recompute").str());
     }
@@ -140,6 +197,8 @@ std::string mlir::wsc::applyMemoryPlan(const StepPlanGraph &graph,
       if (Value copy = copyOf.lookup(operand.get()); copy && copy.getDefiningOp()->isBeforeInBlock(op))
         operand.set(copy);
   }
+  for (KernelOp kernel : clones)
+    trimToReadResults(kernel);
   // Offloaded values: those the plan found a gap for (it counted their bytes).
   SmallVector<KeptValue> offloaded;
   int stored = 0, recomputed = 0, offloadedCount = 0;

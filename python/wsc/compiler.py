@@ -103,7 +103,7 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
                     grid: Optional[Tuple[int, int]] = None,
                     allow_sram_overflow: bool = False,
                     micro_batch_size: Union[None, str, int] = None,
-                    offload_activations: bool = False) -> str:
+                    offload_activations: bool = False, recompute: Optional[str] = None) -> str:
     """The ``--wsc-pipeline=...`` argument for wsc.compile's options, after the
     checks wsc-opt cannot make (Python types; -1 is wsc-opt's "unset" valid
     fraction, so Python owns that range)."""
@@ -138,6 +138,8 @@ def pipeline_option(*, mode: str = "auto", systems: int = 1, stream_dtype: str =
         pipeline += " allow-sram-overflow=true"
     if offload_activations:
         pipeline += " offload-activations=true"
+    if recompute is not None:  # wsc-opt checks the word
+        pipeline += f" recompute={_word('recompute', recompute)}"
     if micro_batch_size is not None:  # wsc-opt checks the words
         value = (_word("micro_batch_size", micro_batch_size)
                  if isinstance(micro_batch_size, str) else micro_batch_size)
@@ -153,7 +155,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
             grid: Optional[Tuple[int, int]] = None, seed: int = 0,
             allow_sram_overflow: bool = False,
             micro_batch_size: Union[None, str, int] = None,
-            offload_activations: bool = False, batch_dim: BatchDim = None) -> Program:
+            offload_activations: bool = False, recompute: Optional[str] = None,
+            batch_dim: BatchDim = None) -> Program:
     """Exports one training step of `model`, compiles it and loads it on the emulator.
 
     `mode="auto"` runs a model that fits on one wafer layer-pipelined, and
@@ -199,8 +202,19 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     `offload_activations=True` lets a step that does not fit PE SRAM keep
     its activations for the backward pass in MemoryX (weight streaming):
     they stream out after their last forward use and back in for the
-    backward pass, which the timing model charges; report()["offload"] says
-    how many and how many bytes.
+    backward pass, which the timing model charges.
+
+    `recompute` chooses which activations kept for the backward pass are
+    computed again just before the backward kernels that read them, instead
+    of staying on the wafer (weight streaming, docs/MicroBatching.md,
+    "Memory plan"): `"none"`, `"auto"` (the fastest plan that fits PE SRAM,
+    offloading too under `offload_activations`), `"full"` (every forward
+    value, from checkpoints at the step's narrowest points) or
+    `"selective"` (the values cheapest to compute again per byte, as few as
+    fit); None leaves the compiler's default. Recomputation redraws the
+    same dropout masks and moves BatchNorm's running statistics once: the
+    numerics are those of `"none"`, bit for bit. report()["memory_plan"]
+    says what is stored, recomputed and offloaded, and what it costs.
 
     `batch_dim` says which dim of the example inputs and targets holds the
     batch: an int for all, or one per tensor (inputs first). None infers it:
@@ -218,7 +232,8 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
                                valid_fraction=valid_fraction, grid=grid,
                                allow_sram_overflow=allow_sram_overflow,
                                micro_batch_size=micro_batch_size,
-                               offload_activations=offload_activations)
+                               offload_activations=offload_activations,
+                               recompute=recompute)
     if not _is_int(seed) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
     check_pipeline(pipeline, systems)
