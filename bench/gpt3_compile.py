@@ -48,6 +48,7 @@ MODELS = [(size, models.GPTConfig.gpt3(size), batch, systems)
           for size, batch, systems in [("xl", 512, 1), ("6.7b", 1024, 4), ("13b", 1024, 8),
                                        ("175b", 1536, 16)]]
 MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
+RECOMPUTE = "auto"  # --recompute
 
 
 def timed(cmd):
@@ -89,7 +90,7 @@ def compile_times(src, systems, schedule, repeats):
     for _ in range(repeats):
         wsc_s, done = timed([tool_path("wsc-opt"), src,
                              f"--wsc-pipeline=systems={systems} micro-batch=auto "
-                             "offload-activations=true", "-o", compiled])
+                             f"offload-activations=true recompute={RECOMPUTE}", "-o", compiled])
         peer_s, _ = timed([MLIR_OPT, "--canonicalize", "--cse", src, "-o", compiled + ".peer"])
         wsc_runs.append(wsc_s)
         peer_runs.append(peer_s)
@@ -130,9 +131,12 @@ def run(name, config, batch, systems, workdir, repeats):
         sched = json.load(f)
     t = sched["target"]
     peak = t["pe_x"] * t["pe_y"] * t["fmac_per_pe_per_cycle"] * 2 * t["clock_hz"]
-    roofline = max(result["flops"] / systems / peak, step["bytes_in"] / t["io_bytes_per_s"])
+    # The model's own FLOPs (weights and attention, forward and backward,
+    # nothing recomputed) over the cluster's peak.
+    model_flops = (6 * params + 12 * config.layers * config.seq * config.d) * tokens
+    roofline = model_flops / systems / peak
     result.update(micro_batch=sched.get("micro_batch_size", batch // systems),
-                  offload=sched["report"]["offload"], step_s=step["time_s"],
+                  plan=sched["report"]["memory_plan"], step_s=step["time_s"],
                   compute_s=step["compute_s"], stream_s=step["stream_s"],
                   in_bytes=step["bytes_in"], roofline_s=roofline,
                   peak_sram=step["peak_sram_per_pe_bytes"])
@@ -173,10 +177,15 @@ def main():
                         help="time the compile of GPT-3 175B's width at these depths instead")
     parser.add_argument("--reference", action="store_true",
                         help="with --depths: also export tracing every block, and compare")
+    parser.add_argument("--recompute", default="auto",
+                        choices=["none", "auto", "full", "selective"],
+                        help="the memory plan's recompute option (default auto)")
     parser.add_argument("--repeats", type=int, default=3,
                         help="runs of wsc-opt and mlir-opt each, alternating; medians "
                              "(default 3)")
     args = parser.parse_args()
+    global RECOMPUTE
+    RECOMPUTE = args.recompute
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     if args.depths:
@@ -209,8 +218,8 @@ def main():
                   f"{r['compute_s']:.2f} s, stream {r['stream_s']:.2f} s, in "
                   f"{r['in_bytes'] / 1e9:.1f} GB/system); roofline {r['roofline_s']:.2f} s, "
                   f"ratio {r['step_s'] / r['roofline_s']:.1f}x", flush=True)
-            if r["offload"]:
-                print(f"      offload: {r['offload']}", flush=True)
+            if r["plan"]:
+                print(f"      {r['plan']}", flush=True)
 
 
 if __name__ == "__main__":

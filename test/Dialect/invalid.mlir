@@ -720,6 +720,36 @@ func.func @f(%g: !wsc.stream<tensor<4xf32>>) {
 // -----
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'wsc.recompute' is a string (the kernel it recomputes) on a wsc.kernel}}
+  %0 = arith.addf %x, %x {wsc.recompute = "a"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'wsc.recompute' is a string (the kernel it recomputes) on a wsc.kernel}}
+  %0 = wsc.kernel "a.recompute" layer("a") phase(<forward>) (%x) {wsc.recompute = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'wsc.recompute' recomputes a forward or loss kernel, but this kernel is in the backward phase}}
+  %0 = wsc.kernel "a.recompute" layer("a") phase(<backward>) (%x) {wsc.recompute = "a"} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    wsc.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'wsc.offload' is an array<i64> of result numbers on a wsc.kernel or wsc.layout_convert}}
   %0 = arith.addf %x, %x {wsc.offload = array<i64: 0>} : tensor<4xf32>
   return %0 : tensor<4xf32>
