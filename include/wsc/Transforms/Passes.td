@@ -508,13 +508,28 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     fails at the kernel where the peak occurs, naming the values live there
     and the excess; with `allow-sram-overflow` it warns into the report.
 
-    With `offload-activations`, a weight-streaming step that does not fit
-    keeps its activations for the backward pass in MemoryX instead, if that
-    makes it fit: each value a forward or loss kernel makes that a backward kernel
-    reads after other kernels ran streams out after its last forward use
-    and back in before its first backward use (`wsc.offload` on the op that
-    makes it lists such results; the report's `offload` says how many and
-    how many bytes). The emulator's timing model charges both streams.
+    A weight-streaming step then gets its memory plan (docs/MicroBatching.md,
+    "Memory plan"): each activation kept for the backward pass (a value a
+    forward or loss kernel makes that a backward kernel reads after other
+    kernels ran) is stored, recomputed or offloaded. `recompute=none` (the
+    default) stores them all; with `offload-activations`, a step that does
+    not fit keeps them in MemoryX instead (`wsc.offload` on the op that
+    makes them), streaming out after their last forward use and back in
+    before their first backward use. `recompute=selective` recomputes the
+    cheapest per byte, as few as fit; `full` recomputes every forward value
+    from checkpoints (the boundaries where the forward pass carries the
+    fewest bytes; offloaded under `offload-activations` if still over);
+    `auto` stores when that fits, else takes the fastest plan that fits. A
+    recomputed kernel is cloned just before its first backward reader:
+
+    ```mlir
+    %a2 = wsc.kernel "a.recompute" layer("a") phase(<forward>) (%x)
+        {wsc.recompute = "a", ...} : (tensor<8x1024xf32>) -> tensor<8x1024xf32> { ... }
+    %g = wsc.kernel "c" layer("a") phase(<backward>) (%a2, %dy) ...
+    ```
+
+    and the report's `memory_plan` says how many kept activations are
+    stored, recomputed and offloaded, and what that costs.
 
     ```mlir
     // 4 x 2048 tokens, 12288 -> 12288 features on the CS-2: Figure 15.
