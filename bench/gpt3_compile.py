@@ -28,6 +28,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -107,8 +108,10 @@ def compile_times(src, systems, schedule, repeats):
     return times, done
 
 
-def run(name, config, batch, systems, workdir, repeats):
-    exported, export_s = export(config, batch)
+def run(name, config, batch, systems, workdir, repeats, exported=None):
+    """One model's compile and modeled step; ``exported`` is (text, seconds)
+    of an export already made."""
+    exported, export_s = exported or export(config, batch)
     src = os.path.join(workdir, f"gpt3-{name}.mlir")
     with open(src, "w") as f:
         f.write(exported)
@@ -141,6 +144,87 @@ def run(name, config, batch, systems, workdir, repeats):
                   in_bytes=step["bytes_in"], roofline_s=roofline,
                   peak_sram=step["peak_sram_per_pe_bytes"])
     return result
+
+
+SYSTEMS = [1, 2, 4, 8, 16]
+PLAN = re.compile(r"memory plan (.*?) \(recompute=\w+\): of \d+ activations kept for the "
+                  r"backward pass, (\d+) stored, (\d+) recomputed, (\d+) offloaded")
+
+
+def plan_summary(sentence):
+    """'full: 42 stored, 345 recomputed' from the report's memory_plan ('store' when empty)."""
+    found = PLAN.match(sentence)
+    if not found:
+        return "store" if not sentence else sentence.split(";")[0]
+    kind, stored, recomputed, offloaded = found.groups()
+    parts = [f"{n} {what}" for n, what in [(stored, "stored"), (recomputed, "recomputed"),
+                                            (offloaded, "offloaded")] if n != "0"]
+    return f"{kind}: {', '.join(parts)}"
+
+
+def run_scaling(chosen, workdir, svg):
+    """Each model at its paper batch on 1 to 16 systems: a markdown table
+    (step, compute, streams, roofline ratio, memory plan, speedup and
+    scaling efficiency against 1 system) and the speedups as an SVG."""
+    print("| model | systems | micro-batch | memory plan | peak SRAM/PE | step | compute | "
+          "stream | roofline | step / roofline | speedup | efficiency |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    curves = {}
+    for name, config, batch, _ in chosen:
+        exported = export(config, batch)
+        base = None
+        for systems in SYSTEMS:
+            r = run(name, config, batch, systems, workdir, 1, exported)
+            if "error" in r:
+                print(f"| {name} | {systems} | | does not fit: {r['error'][:120]} "
+                      "| | | | | | | | |", flush=True)
+                continue
+            base = base or (r["step_s"] * systems if systems > 1 else r["step_s"])
+            speedup = base / r["step_s"]
+            curves.setdefault(name, []).append((systems, speedup))
+            print(f"| {name} | {systems} | {r['micro_batch']} | {plan_summary(r['plan'])} | "
+                  f"{r['peak_sram']:,.0f} B | {r['step_s']:.2f} s | {r['compute_s']:.2f} s | "
+                  f"{r['stream_s']:.2f} s | {r['roofline_s']:.2f} s | "
+                  f"{r['step_s'] / r['roofline_s']:.2f}x | {speedup:.2f} | "
+                  f"{speedup / systems:.2f} |", flush=True)
+    if svg:
+        with open(svg, "w") as f:
+            f.write(speedup_svg(curves))
+
+
+def speedup_svg(curves):
+    """The white paper's Figure 24: speedup against systems, with the ideal."""
+    width, height, left, bottom, top, right = 520, 380, 60, 50, 40, 140
+    most = max(SYSTEMS)
+    def x(n):
+        return left + (width - left - right) * (n - 1) / (most - 1)
+    def y(v):
+        return height - bottom - (height - bottom - top) * v / most
+    colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="12">',
+           f'<text x="{width / 2 - 60}" y="20" font-size="14">Speedup against systems</text>',
+           f'<line x1="{x(1)}" y1="{y(0)}" x2="{x(most)}" y2="{y(0)}" stroke="black"/>',
+           f'<line x1="{x(1)}" y1="{y(0)}" x2="{x(1)}" y2="{y(most)}" stroke="black"/>',
+           f'<text x="{(x(1) + x(most)) / 2 - 20}" y="{height - 12}">systems</text>',
+           f'<text x="14" y="{(y(0) + y(most)) / 2}" transform="rotate(-90 14 '
+           f'{(y(0) + y(most)) / 2})">speedup</text>']
+    for n in SYSTEMS:
+        out.append(f'<text x="{x(n) - 4}" y="{y(0) + 16}">{n}</text>')
+        out.append(f'<text x="{x(1) - 24}" y="{y(n) + 4}">{n}</text>')
+    out.append(f'<polyline points="{x(1)},{y(1)} {x(most)},{y(most)}" fill="none" '
+               'stroke="gray" stroke-dasharray="4 4"/>')
+    out.append(f'<text x="{width - right + 10}" y="{top + 10}" fill="gray">ideal</text>')
+    for i, (name, points) in enumerate(curves.items()):
+        color = colors[i % len(colors)]
+        path = " ".join(f"{x(n):.1f},{y(v):.1f}" for n, v in points)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
+        out += [f'<circle cx="{x(n):.1f}" cy="{y(v):.1f}" r="3" fill="{color}"/>'
+                for n, v in points]
+        out.append(f'<text x="{width - right + 10}" y="{top + 30 + 20 * i}" '
+                   f'fill="{color}">GPT-3 {name}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
 def run_depths(depths, reference, workdir, repeats):
@@ -177,6 +261,10 @@ def main():
                         help="time the compile of GPT-3 175B's width at these depths instead")
     parser.add_argument("--reference", action="store_true",
                         help="with --depths: also export tracing every block, and compare")
+    parser.add_argument("--scaling", action="store_true",
+                        help="each model on 1, 2, 4, 8 and 16 systems: a markdown table and, "
+                             "with --svg, the speedups drawn")
+    parser.add_argument("--svg", help="with --scaling: write the speedup figure here")
     parser.add_argument("--recompute", default="auto",
                         choices=["none", "auto", "full", "selective"],
                         help="the memory plan's recompute option (default auto)")
@@ -199,6 +287,12 @@ def main():
     chosen = [m for m in MODELS if args.only in (None, m[0])]
     if not chosen:
         parser.error(f"--only must be one of {[m[0] for m in MODELS]}")
+    if args.svg and not args.scaling:
+        parser.error("--svg goes with --scaling")
+    if args.scaling:
+        with tempfile.TemporaryDirectory() as workdir:
+            run_scaling(chosen, workdir, args.svg)
+        return
     with tempfile.TemporaryDirectory() as workdir:
         for m in chosen:
             r = run(*m, workdir, args.repeats)
