@@ -450,7 +450,8 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
   // every layer's values in its own rectangle and streams nothing to
   // MemoryX.
   bool weightStreaming = !isLayerPipelined(module);
-  bool offload = assignOptions.offloadActivations && weightStreaming;
+  bool offload =
+      weightStreaming && planMayOffload(assignOptions.recompute, assignOptions.offloadActivations);
   RecomputeChoice recompute = assignOptions.recompute;
   std::optional<::wsc::model::ChosenPlan> best;
   if (weightStreaming && (recompute != RecomputeChoice::None ||
@@ -511,25 +512,14 @@ LogicalResult LayoutAssigner::checkStepFits(func::FuncOp func) {
 std::string LayoutAssigner::suggestMemoryPlan(func::FuncOp func) {
   StepPlanGraph graph =
       buildStepPlanGraph(func, *dims, localBatch, target, assignOptions.descriptions);
-  for (bool offload : {false, true}) {
-    if (offload && !assignOptions.offloadActivations &&
-        ::wsc::model::choosePlan(graph.step, ::wsc::model::RecomputeMode::None,
-                                 target.sramPerPe, true)
-                .outcome.peakBytes <= target.sramPerPe)
-      return "; offload-activations=true (wsc.compile(offload_activations=True)) keeps the "
-             "activations for the backward pass in MemoryX and makes it fit";
-    ::wsc::model::ChosenPlan plan = ::wsc::model::choosePlan(
-        graph.step, ::wsc::model::RecomputeMode::Auto, target.sramPerPe,
-        offload || assignOptions.offloadActivations);
-    if (plan.outcome.peakBytes <= target.sramPerPe)
-      return llvm::formatv("; recompute=auto{0} (wsc.compile(recompute=\"auto\"{1})) makes it "
-                           "fit: memory plan {2}, peak {3} bytes per PE",
-                           offload ? " offload-activations=true" : "",
-                           offload ? ", offload_activations=True" : "", plan.kind,
-                           plan.outcome.peakBytes)
-          .str();
-  }
-  return "";
+  ::wsc::model::ChosenPlan plan = ::wsc::model::choosePlan(
+      graph.step, ::wsc::model::RecomputeMode::Auto, target.sramPerPe, true);
+  if (plan.outcome.peakBytes > target.sramPerPe)
+    return "";
+  return llvm::formatv("; recompute=auto (wsc.compile(recompute=\"auto\")) makes it fit: "
+                       "memory plan {0}, peak {1} bytes per PE",
+                       plan.kind, plan.outcome.peakBytes)
+      .str();
 }
 
 } // namespace

@@ -217,7 +217,8 @@ Candidate MicroBatchPass::evaluate(ModuleOp module, const BatchDims &moduleDims,
   // the size taken), its time at this size and at the last micro-batch's.
   StepPlanGraph graph = buildStepPlanGraph(func, dims, size, target, options.descriptions);
   model::ChosenPlan plan = model::choosePlan(graph.step, toRecomputeMode(recompute),
-                                             target.sramPerPe, offloadActivations);
+                                             target.sramPerPe,
+                                             planMayOffload(recompute, offloadActivations));
   c.plan = plan.kind;
   c.offloadedBytes = plan.outcome.offloadedBytes;
   c.recomputeSeconds = plan.outcome.recomputeSeconds;

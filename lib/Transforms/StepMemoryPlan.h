@@ -38,6 +38,12 @@ StepPlanGraph buildStepPlanGraph(func::FuncOp func, const BatchDims &dims, int64
 
 ::wsc::model::RecomputeMode toRecomputeMode(RecomputeChoice choice);
 
+/// Whether the plan may keep activations in MemoryX: always under `auto`
+/// (the cost model weighs the streams), else when offload-activations asks.
+inline bool planMayOffload(RecomputeChoice choice, bool offloadActivations) {
+  return offloadActivations || choice == RecomputeChoice::Auto;
+}
+
 /// Writes `chosen` into the function: recomputed kernels cloned, offloaded
 /// values marked. Returns the report's sentence ("" when the plan keeps
 /// everything as it was), `storedPeak` being the peak with nothing changed.

@@ -91,8 +91,11 @@ def test_step_report_counts_the_all_reduces():
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(5, 7), nn.BatchNorm1d(7), nn.Linear(7, 3))
     data = [(torch.randn(6, 5), torch.randint(0, 3, (6,)))]
-    one, _, _, _ = train_both(model, nn.CrossEntropyLoss(), data, 1, mode="weight_streaming")
-    two, _, _, _ = train_both(model, nn.CrossEntropyLoss(), data, 2, mode="weight_streaming")
+    # The whole batch at once on both (auto would split it on one system).
+    one, _, _, _ = train_both(model, nn.CrossEntropyLoss(), data, 1, mode="weight_streaming",
+                              micro_batch_size="none")
+    two, _, _, _ = train_both(model, nn.CrossEntropyLoss(), data, 2, mode="weight_streaming",
+                              micro_batch_size="none")
     reduced = sum(s["bytes"] for s in two.schedule["steps"] if s["op"] == "all_reduce")
     assert reduced > 0
     r1, r2 = one.report()["last_step"], two.report()["last_step"]

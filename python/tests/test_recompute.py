@@ -61,7 +61,8 @@ def train(case, batch, systems, grid, recompute, allow_sram_overflow=False):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     prog = wsc.compile(model, loss_fn, optimizer, data[0][0], data[0][1], systems=systems,
                        stream_dtype="f32", mode="weight_streaming", grid=grid,
-                       recompute=recompute, seed=3, allow_sram_overflow=allow_sram_overflow)
+                       recompute=recompute, seed=3, allow_sram_overflow=allow_sram_overflow,
+                       micro_batch_size="none")
     losses = [prog.step(x, y) for x, y in data]
     return prog, losses, prog.state_dict()
 
@@ -90,6 +91,11 @@ def test_recomputed_step_trains_bitwise_as_stored(case, recompute, grid, batch, 
     assert recomputed, prog.report()["memory_plan"]
     assert prog.report()["memory_plan"].startswith(f"memory plan {recompute} "), \
         prog.report()["memory_plan"]
+    # The report per kernel names each recomputation and its compute.
+    by_kernel = prog.report()["memory_by_kernel"]
+    assert {e["recomputed_by"] for e in by_kernel.values() if "recomputed_by" in e} == \
+        {s["name"] for s in recomputed}
+    assert all(e["recompute_s"] > 0 for e in by_kernel.values() if "recomputed_by" in e)
     _, stored_losses, stored_state = train(case, batch, systems, grid, "none",
                                            allow_sram_overflow=recompute == "selective")
     assert losses == stored_losses

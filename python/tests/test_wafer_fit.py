@@ -30,8 +30,9 @@ def _compile(grid, **options):
 
 
 def test_a_peak_over_sram_is_never_silent():
-    # 16 x 2048 activations kept for the backward pass on a 2 x 2 grid.
-    report = _compile((2, 2), allow_sram_overflow=True).report()
+    # 16 x 2048 activations kept for the backward pass on a 2 x 2 grid, with
+    # nothing recomputed.
+    report = _compile((2, 2), allow_sram_overflow=True, recompute="none").report()
     peak = report["last_step"]["peak_sram_per_pe_bytes"]
     assert peak > SRAM
     step = [w for w in report["warnings"] if "the step's live values need" in w]
@@ -41,7 +42,7 @@ def test_a_peak_over_sram_is_never_silent():
 
 def test_a_step_over_sram_does_not_compile():
     with pytest.raises(CompileError, match="PE SRAM"):
-        _compile((2, 2))
+        _compile((2, 2), recompute="none")
 
 
 def test_a_step_that_fits_reports_a_peak_within_sram():
@@ -84,6 +85,7 @@ def test_offloaded_activations_fit_and_train_the_same():
 
     def compile_(**options):
         model = _deep_mlp()
+        options = {"recompute": "none", "micro_batch_size": "none", **options}
         return wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.01),
                            x, y, mode="weight_streaming", stream_dtype="f32", grid=(1, 1),
                            **options)
@@ -95,6 +97,9 @@ def test_offloaded_activations_fit_and_train_the_same():
     assert offloaded.report()["memory_plan"].startswith(
         "memory plan offload (recompute=none): of 13 activations kept for the backward pass, "
         "0 stored, 0 recomputed, 13 offloaded")
+    by_kernel = offloaded.report()["memory_by_kernel"]
+    assert sum(e["offloaded_bytes_per_pe"] for e in by_kernel.values()) > 0
+    assert not any("recomputed_by" in e for e in by_kernel.values())
     back = [v for v in offloaded.schedule["values"] if "offload_back_at" in v]
     assert len(back) == 13
     steps = offloaded.schedule["steps"]
@@ -110,6 +115,28 @@ def test_offloaded_activations_fit_and_train_the_same():
         sum(4 * torch.Size(v["shape"]).numel() for v in back))
     assert ours["bytes_out"] - theirs["bytes_out"] == pytest.approx(
         ours["bytes_in"] - theirs["bytes_in"])
+
+
+def test_default_options_fit_by_recomputing_and_train_the_same():
+    """The same 12-layer MLP on a 1 x 1 grid compiles without options: the
+    pipeline's default recompute=auto finds a plan that fits PE SRAM, and it
+    trains bit for bit as the step that overflows it."""
+    x, y = torch.randn(4, 512), torch.randn(4, 8)
+
+    def compile_(**options):
+        model = _deep_mlp()
+        return wsc.compile(model, nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.01),
+                           x, y, mode="weight_streaming", stream_dtype="f32", grid=(1, 1),
+                           **options)
+
+    planned = compile_()
+    resident = compile_(recompute="none", allow_sram_overflow=True)
+    assert planned.report()["memory_plan"].startswith("memory plan "), planned.report()
+    for _ in range(2):
+        assert planned.step(x, y) == resident.step(x, y)
+    assert planned.report()["last_step"]["peak_sram_per_pe_bytes"] <= SRAM
+    for name, value in planned.state_dict().items():
+        assert torch.equal(value, resident.state_dict()[name]), name
 
 
 def _googlenet(size, **options):

@@ -208,10 +208,11 @@ def compile(model: torch.nn.Module, loss_fn, optimizer: torch.optim.Optimizer,
     computed again just before the backward kernels that read them, instead
     of staying on the wafer (weight streaming, docs/MicroBatching.md,
     "Memory plan"): `"none"`, `"auto"` (the fastest plan that fits PE SRAM,
-    offloading too under `offload_activations`), `"full"` (every forward
+    offloading where that is faster), `"full"` (every forward
     value, from checkpoints at the step's narrowest points) or
     `"selective"` (the values cheapest to compute again per byte, as few as
-    fit); None leaves the compiler's default. Recomputation redraws the
+    fit); None leaves the compiler's default, `"auto"`, which changes nothing
+    in a step that fits. Recomputation redraws the
     same dropout masks and moves BatchNorm's running statistics once: the
     numerics are those of `"none"`, bit for bit. report()["memory_plan"]
     says what is stored, recomputed and offloaded, and what it costs.

@@ -23,6 +23,40 @@ def _layouts(kernels, values) -> dict:
     return layouts
 
 
+RECOMPUTED = ".recompute"  # the memory plan's name for a kernel run again
+
+
+def _memory_by_kernel(kernels, values, clock_hz: float) -> dict:
+    """The memory plan per kernel whose results the backward pass reads: the
+    bytes per PE of them it keeps on the wafer and in MemoryX, and the
+    kernel that recomputes the rest with its modeled compute
+    (docs/MicroBatching.md, "Memory plan")."""
+    clones = {k["name"][:-len(RECOMPUTED)]: k for k in kernels
+              if k["name"].endswith(RECOMPUTED)}
+    late = set()  # values a backward kernel or a recomputation reads
+    for k in kernels:
+        if k["phase"] == "backward" or k["name"].endswith(RECOMPUTED):
+            late.update(k["operands"])
+    plan = {}
+    for k in kernels:
+        if k["phase"] == "backward" or k["name"].endswith(RECOMPUTED):
+            continue
+        kept = [values[r] for r in k["results"] if r in late]
+        clone = clones.get(k["name"])
+        if not kept and clone is None:
+            continue
+        entry = {
+            "stored_bytes_per_pe": sum(v.get("sram_bytes_per_pe", 0) for v in kept
+                                       if "offload_back_at" not in v),
+            "offloaded_bytes_per_pe": sum(v.get("sram_bytes_per_pe", 0) for v in kept
+                                          if "offload_back_at" in v)}
+        if clone is not None:
+            entry["recomputed_by"] = clone["name"]
+            entry["recompute_s"] = clone["cost"]["cycles"] / clock_hz
+        plan[k["name"]] = entry
+    return plan
+
+
 def _elements(params, buffers: bool) -> int:
     return sum(int(np.prod(p["shape"])) for p in params if bool(p.get("buffer")) == buffers)
 
@@ -58,5 +92,6 @@ def build_report(schedule: dict, masks: dict, last_step: Optional[dict]) -> dict
         # The memory plan: which activations kept for the backward pass are
         # recomputed or wait in MemoryX, and what that costs.
         "memory_plan": compiler.get("memory_plan", ""),
+        "memory_by_kernel": _memory_by_kernel(kernels, values, schedule["target"]["clock_hz"]),
         "last_step": dict(last_step) if last_step else None,
     }

@@ -7,25 +7,29 @@
 // 32 kB per PE (8 x 1024 floats, whole on every PE). "a" and "b" are
 // forward kernels; "c" and "e", backward, read their results after "d" ran:
 // stored, a's and b's results need 64 kB at "d".
-// NONE: error: the step's live values need 65600 bytes per PE at kernel 'd'{{.*}}; recompute=auto (wsc.compile(recompute="auto")) makes it fit: memory plan selective, peak 32832 bytes per PE
+// NONE: error: the step's live values need 65600 bytes per PE at kernel 'd'{{.*}}; recompute=auto (wsc.compile(recompute="auto")) makes it fit: memory plan offload, peak 32832 bytes per PE
 
-// auto takes the cheapest plan that fits. "a" (one multiply per element)
-// is cheaper to recompute per byte than "b" (three), but recomputing it
+// auto takes the fastest plan that fits: here the link is fast next to
+// the compute of "a" and "b", and both results wait in MemoryX.
+// AUTO: memory_plan = "memory plan offload (recompute=auto): of 2 activations kept for the backward pass, 0 stored, 0 recomputed, 2 offloaded; 65536 B stream to MemoryX and back each way per system and micro-batch; the step's peak goes from 65600 to 32832 bytes per PE"
+// AUTO: wsc.kernel "a" {{.*}}wsc.offload = array<i64: 0>
+// AUTO: wsc.kernel "b" {{.*}}wsc.offload = array<i64: 0>
+// AUTO-NOT: recompute
+
+// selective recomputes the cheapest per byte, as few as fit. "a" (one
+// multiply per element) is cheaper than "b" (three), but recomputing it
 // alone does not fit: its copy, before "c", is live with b's result. Both
 // run again, each just before its reader, which reads the copy; the copy
-// is named for the kernel it recomputes.
-// AUTO: memory_plan = "memory plan selective (recompute=auto): of 2 activations kept for the backward pass, 0 stored, 2 recomputed, 0 offloaded; 2 kernels and conversions run again before their backward readers ({{.*}} more compute per pass); the step's peak goes from 65600 to 32832 bytes per PE"
-// AUTO-LABEL: func.func @kept_for_backward
-// AUTO: wsc.kernel "a" layer("a") phase(<forward>)
-// AUTO: wsc.kernel "b" layer("b") phase(<forward>)
-// AUTO: wsc.kernel "d"
-// AUTO: %[[A2:.*]] = wsc.kernel "a.recompute" layer("a") phase(<forward>) (%arg0) {{.*}}wsc.recompute = "a"
-// AUTO: wsc.kernel "c" layer("a") phase(<backward>) (%[[A2]], %{{.*}})
-// AUTO: %[[B2:.*]] = wsc.kernel "b.recompute" layer("b") phase(<forward>) (%arg0) {{.*}}wsc.recompute = "b"
-// AUTO: wsc.kernel "e" layer("b") phase(<backward>) (%[[B2]], %{{.*}})
-
-// selective is the same plan here; offloading is allowed, and slower.
-// SELECTIVE: memory_plan = "memory plan selective (recompute=selective): of 2 activations kept for the backward pass, 0 stored, 2 recomputed, 0 offloaded
+// is named for the kernel it recomputes. Offloading is allowed and not used.
+// SELECTIVE: memory_plan = "memory plan selective (recompute=selective): of 2 activations kept for the backward pass, 0 stored, 2 recomputed, 0 offloaded; 2 kernels and conversions run again before their backward readers ({{.*}} more compute per pass); the step's peak goes from 65600 to 32832 bytes per PE"
+// SELECTIVE-LABEL: func.func @kept_for_backward
+// SELECTIVE: wsc.kernel "a" layer("a") phase(<forward>)
+// SELECTIVE: wsc.kernel "b" layer("b") phase(<forward>)
+// SELECTIVE: wsc.kernel "d"
+// SELECTIVE: %[[A2:.*]] = wsc.kernel "a.recompute" layer("a") phase(<forward>) (%arg0) {{.*}}wsc.recompute = "a"
+// SELECTIVE: wsc.kernel "c" layer("a") phase(<backward>) (%[[A2]], %{{.*}})
+// SELECTIVE: %[[B2:.*]] = wsc.kernel "b.recompute" layer("b") phase(<forward>) (%arg0) {{.*}}wsc.recompute = "b"
+// SELECTIVE: wsc.kernel "e" layer("b") phase(<backward>) (%[[B2]], %{{.*}})
 
 // full keeps the forward pass's checkpoint, b's result (what "d" reads),
 // and recomputes "a" from the input: no better than storing everything.

@@ -5,8 +5,8 @@
 // RUN: not wsc-opt %s -split-input-file --wsc-micro-batch=micro-batch=many 2>&1 | FileCheck %s --check-prefix=BAD-WORD
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch=micro-batch=explore -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLORE
 // RUN: wsc-opt %S/Inputs/mlp-mse-train.mlir --wsc-form-kernels --wsc-select-mode=mode=weight_streaming --wsc-micro-batch -o - 2>&1 | FileCheck %s --check-prefix=NONE
-// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore offload-activations" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD
-// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RESIDENT
+// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore offload-activations recompute=none" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD
+// RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore recompute=none" -o /dev/null 2>&1 | FileCheck %s --check-prefix=RESIDENT
 // RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming stream-dtype=f32 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STREAMS
 // RUN: wsc-opt %S/../Translate/Inputs/deep-mlp-train.mlir --wsc-pipeline="mode=weight_streaming stream-dtype=f32 micro-batch=auto" -o /dev/null 2>&1 | FileCheck %s --check-prefix=STREAMS
 // RUN: wsc-opt %S/Inputs/mlp-large-batch-train.mlir --wsc-pipeline="mode=weight_streaming grid=1x1 stream-dtype=f32 micro-batch=explore" -o /dev/null 2>&1 | FileCheck %s --check-prefixes=KERNELS,KERNELS-EXPLORE

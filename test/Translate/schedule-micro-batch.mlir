@@ -5,6 +5,8 @@
 // RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s
 // RUN: wsc-opt %S/../Transforms/Inputs/mlp-mse-train.mlir --wsc-pipeline="mode=weight_streaming" 2>/dev/null \
 // RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s --check-prefix=NONE
+// RUN: wsc-opt %S/../Transforms/Inputs/mlp-mse-train.mlir --wsc-pipeline="mode=weight_streaming micro-batch=auto" 2>/dev/null \
+// RUN:   | wsc-translate --wsc-to-schedule | FileCheck %s --check-prefix=AUTO
 // RUN: wsc-translate --wsc-to-schedule %s -split-input-file -verify-diagnostics >/dev/null
 
 // CHECK: "micro_batch_size": 3,
@@ -12,6 +14,9 @@
 
 // NONE-NOT: "micro_batch_size"
 // NONE: "micro_batch": "",
+
+// AUTO: "micro_batch_size": 8,
+// AUTO: "micro_batch": "micro-batch 8 of 8 per system (auto): modeled step
 
 // expected-error @+1 {{'wsc.micro_batch' must be an integer in [1, 8] (the samples each system runs), not 0 : i64}}
 module attributes {wsc.mode = #wsc.mode<weight_streaming>, wsc.micro_batch = 0 : i64} {

@@ -88,7 +88,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "computed again: none, auto (the fastest memory plan that fits PE "
                      "SRAM), full (every forward value, from checkpoints) or selective (the "
                      "cheapest per byte, as few as fit)"),
-      llvm::cl::init(RecomputeChoice::None), EnumOptionValues<RecomputeChoice>()};
+      llvm::cl::init(RecomputeChoice::Auto), EnumOptionValues<RecomputeChoice>()};
   Option<double> expectedValidFraction{
       *this, "expected-valid-fraction",
       llvm::cl::desc("valid-token fraction of typical batches: decides vts=auto and "

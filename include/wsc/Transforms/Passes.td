@@ -519,7 +519,8 @@ def WSCAssignLayouts : Pass<"wsc-assign-layouts", "::mlir::ModuleOp"> {
     cheapest per byte, as few as fit; `full` recomputes every forward value
     from checkpoints (the boundaries where the forward pass carries the
     fewest bytes; offloaded under `offload-activations` if still over);
-    `auto` stores when that fits, else takes the fastest plan that fits. A
+    `auto` stores when that fits, else takes the fastest plan that fits,
+    offloading allowed (the pipeline's default). A
     recomputed kernel is cloned just before its first backward reader:
 
     ```mlir
