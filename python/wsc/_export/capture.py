@@ -26,7 +26,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
 
 from .._batch_dims import as_written, batch_first
-from .composites import COMPOSITES, traceable_functions
+from .composites import COMPOSITES, checkpoints_run_once, traceable_functions
 from .constants import ConstantsMode, model_state
 from .draws import lift_draws, out_of_place_dropout
 from .errors import Unsupported, UnsupportedOpError, refused_while_tracing, trace_failure
@@ -226,7 +226,8 @@ def _trace(fn, args, provenance: Provenance, grad: bool, linear_names: bool):
     try:
         mode, args = _fake_inputs(args, provenance.model)
         with provenance.hooks(), unrolled(provenance.model), traceable_losses(), \
-                traceable_functions(), out_of_place_dropout(provenance.model), \
+                traceable_functions(), checkpoints_run_once(), \
+                out_of_place_dropout(provenance.model), \
                 torch.set_grad_enabled(grad), mode:
             gm = make_fx(traced, decomposition_table=DECOMPOSITIONS, tracing_mode="real")(*args)
         return restore_traced_shapes(gm)  # outside the fake mode: it makes meta tensors

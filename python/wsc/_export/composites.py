@@ -415,6 +415,36 @@ def traceable_functions():
         functional.embedding_bag, functional.adaptive_avg_pool2d = originals
 
 
+@contextlib.contextmanager
+def checkpoints_run_once():
+    """Within: ``torch.utils.checkpoint.checkpoint`` (and
+    ``checkpoint_sequential``, which calls it), reentrant or not, runs its
+    function once, as the forward pass of PyTorch's checkpointed training
+    does; the trace then holds the segment's forward as written. What the
+    compiled step keeps or recomputes is the memory plan's choice
+    (``recompute=``, docs/MicroBatching.md). The numerics are those of the
+    checkpointed training: its recomputation replays the segment exactly
+    (``preserve_rng_state``), as the compiled step reads each draw once.
+    Patched where ``checkpoint`` looks them up, so that a model that
+    imported ``checkpoint`` by name is covered too."""
+    import torch.utils.checkpoint as ckpt
+
+    class RunOnce:
+        @staticmethod
+        def apply(function, preserve_rng_state, *args):
+            return function(*args)
+
+    def without_reentrant(function, preserve_rng_state=True, *args, **kwargs):
+        return function(*args, **kwargs)
+
+    originals = ckpt.CheckpointFunction, ckpt._checkpoint_without_reentrant
+    ckpt.CheckpointFunction, ckpt._checkpoint_without_reentrant = RunOnce, without_reentrant
+    try:
+        yield
+    finally:
+        ckpt.CheckpointFunction, ckpt._checkpoint_without_reentrant = originals
+
+
 COMPOSITES = {
     **_upsampling(),
     aten.prelu.default: prelu,
