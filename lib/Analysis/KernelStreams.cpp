@@ -55,7 +55,6 @@ WeightStreamingPass mlir::wsc::weightStreamingPass(func::FuncOp func, const Batc
                                                    int64_t samples,
                                                    ArrayRef<KernelStreams> streams,
                                                    const model::TargetSpec &target,
-                                                   const StreamsByKernel &extra,
                                                    const KernelDescriptions *described) {
   SmallVector<Operation *> stepOps;
   SmallVector<KernelOp> kernels;
@@ -79,11 +78,7 @@ WeightStreamingPass mlir::wsc::weightStreamingPass(func::FuncOp func, const Batc
       pass.busy += seconds;
       continue;
     }
-    KernelStreams s = streams[k];
-    if (auto it = extra.find(op); it != extra.end()) {
-      s.inBytes += it->second.inBytes;
-      s.outBytes += it->second.outBytes;
-    }
+    const KernelStreams &s = streams[k];
     double streamSeconds = kernelStreamSeconds(s, target);
     double computeSeconds = cycles[k] / target.clockHz;
     pass.compute += computeSeconds;

@@ -76,11 +76,10 @@ SmallVector<Value> mlir::wsc::offloadedValues(func::FuncOp func) {
   return values;
 }
 
-void mlir::wsc::markOffloaded(ArrayRef<KeptValue> values) {
+void mlir::wsc::markOffloaded(ArrayRef<Value> values) {
   llvm::MapVector<Operation *, SmallVector<int64_t>> byOp;
-  for (const KeptValue &kept : values)
-    byOp[kept.value.getDefiningOp()].push_back(
-        llvm::cast<OpResult>(kept.value).getResultNumber());
+  for (Value value : values)
+    byOp[value.getDefiningOp()].push_back(llvm::cast<OpResult>(value).getResultNumber());
   for (auto &[op, results] : byOp)
     op->setAttr(WSCDialect::getOffloadAttrName(),
                 DenseI64ArrayAttr::get(op->getContext(), results));

@@ -24,8 +24,8 @@ struct LayoutAssignOptions {
   bool allowSramOverflow = false;
   /// Check the step's peak of live bytes against PE SRAM.
   bool checkStep = true;
-  /// When the step does not fit, keep its activations for the backward
-  /// pass in MemoryX (wsc.offload) if that makes it fit.
+  /// Let the memory plan keep activations for the backward pass in MemoryX
+  /// (wsc.offload) under `recompute` none and full too (auto always may).
   bool offloadActivations = false;
   /// Which activations kept for the backward pass are computed again
   /// (weight streaming; StepMemoryPlan.h).

@@ -200,7 +200,7 @@ std::string mlir::wsc::applyMemoryPlan(const StepPlanGraph &graph,
   for (KernelOp kernel : clones)
     trimToReadResults(kernel);
   // Offloaded values: those the plan found a gap for (it counted their bytes).
-  SmallVector<KeptValue> offloaded;
+  SmallVector<Value> offloaded;
   int stored = 0, recomputed = 0, offloadedCount = 0;
   std::vector<char> kept = model::keptValues(graph.step);
   for (auto [id, keep] : llvm::enumerate(chosen.plan)) {
@@ -209,7 +209,7 @@ std::string mlir::wsc::applyMemoryPlan(const StepPlanGraph &graph,
     Value value = graph.values[id];
     Operation *back = forward && keep == model::Keep::Offload ? backwardUse(value) : nullptr;
     if (back)
-      offloaded.push_back({value, back});
+      offloaded.push_back(value);
     if (kept[id])
       ++(back ? offloadedCount : keep == model::Keep::Recompute ? recomputed : stored);
   }

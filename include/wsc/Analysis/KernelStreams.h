@@ -54,20 +54,17 @@ struct WeightStreamingPass {
   double gradientElements = 0; ///< MemoryX adds up across passes
 };
 
-/// Extra streams of some kernels (activations offloaded to MemoryX).
-using StreamsByKernel = DenseMap<Operation *, KernelStreams>;
-
 class KernelDescriptions;
 
 /// `func`'s step in one pass of `samples` per system, its kernels computing
 /// in the layouts assigned so far (else the defaults) and streaming
-/// `streams` (kernelStreams) plus any `extra`. `described` gives the
+/// `streams` (kernelStreams). (A step with a memory plan is modeled by the
+/// plan: StepMemoryPlan.h.) `described` gives the
 /// kernels' descriptions when the caller keeps them. Kernels are estimated
 /// in parallel; the sums keep program order.
 WeightStreamingPass weightStreamingPass(func::FuncOp func, const BatchDims &dims,
                                         int64_t samples, ArrayRef<KernelStreams> streams,
                                         const ::wsc::model::TargetSpec &target,
-                                        const StreamsByKernel &extra = StreamsByKernel(),
                                         const KernelDescriptions *described = nullptr);
 
 } // namespace mlir::wsc

@@ -42,13 +42,6 @@ int64_t residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
                            int64_t localBatch, const ::wsc::model::TargetSpec &target,
                            StreamedValues &streamed);
 
-/// An activation kept in MemoryX: it streams out after its last forward use
-/// and back in just before `backAt`, its first backward-time use.
-struct KeptValue {
-  Value value;
-  Operation *backAt = nullptr;
-};
-
 /// The peak over `func`'s ops of the bytes per PE of the values live there:
 /// each kernel result with a result layout and each layout conversion's
 /// output, from the op that defines it to its last use (a returned value:
@@ -71,7 +64,7 @@ Operation *backwardUse(Value value);
 /// The values the module keeps in MemoryX: `wsc.offload` on their defining
 /// ops lists their result numbers (wsc-assign-layouts sets it).
 SmallVector<Value> offloadedValues(func::FuncOp func); // in program order
-void markOffloaded(ArrayRef<KeptValue> values);
+void markOffloaded(ArrayRef<Value> values);
 
 } // namespace mlir::wsc
 
