@@ -114,8 +114,22 @@ public:
   }
 
   StepSramPeak peak() const;
+  /// The live bytes at each op of the body.
+  DenseMap<Operation *, int64_t> liveBytes() const;
 
 private:
+  struct Interval {
+    LiveValue value;
+    int64_t def, last;
+  };
+  /// Each resident value: where it is defined and last used. An offloaded
+  /// one is two intervals: up to its last forward use, and from its return
+  /// (backAt) on.
+  SmallVector<Interval> intervals() const;
+  /// The live sum at each position (a kernel or conversion holds its input
+  /// and its output at once, as the emulator counts it).
+  std::vector<int64_t> liveAt(ArrayRef<Interval> resident) const;
+
   Block &body;
   DenseMap<Operation *, int64_t> position;
   SmallVector<LiveValue> sized;
@@ -123,20 +137,11 @@ private:
 
 } // namespace
 
-StepSramPeak StepResidents::peak() const {
-  StepSramPeak peak;
+SmallVector<StepResidents::Interval> StepResidents::intervals() const {
   DenseSet<Value> offloaded;
   for (Value value : offloadedValues(llvm::cast<func::FuncOp>(body.getParentOp())))
     offloaded.insert(value);
   const int64_t end = int64_t(position.size());
-
-  // Each resident value: where it is defined and last used. An offloaded
-  // one is two intervals: up to its last forward use, and from its return
-  // (backAt) on.
-  struct Interval {
-    LiveValue value;
-    int64_t def, last;
-  };
   SmallVector<Interval> resident;
   for (const LiveValue &live : sized) {
     Value value = live.value;
@@ -160,19 +165,37 @@ StepSramPeak StepResidents::peak() const {
     resident.push_back({live, def, lastForward});
     resident.push_back({live, backPos, last});
   }
+  return resident;
+}
 
-  // The live sum at each kernel and conversion (which holds its input and
-  // its output at once, as the emulator counts it); the first maximum wins.
-  // A conversion's peak is reported at the kernel it converts for. The sums
-  // at every position, from the intervals' starts and ends in one pass.
-  std::vector<int64_t> liveAt(end + 1, 0);
+std::vector<int64_t> StepResidents::liveAt(ArrayRef<Interval> resident) const {
+  // The sums at every position, from the intervals' starts and ends in one
+  // pass.
+  std::vector<int64_t> live(position.size() + 1, 0);
   for (const Interval &i : resident) {
     if (i.last < i.def)
       continue;
-    liveAt[i.def] += i.value.bytes;
-    liveAt[i.last + 1] -= i.value.bytes;
+    live[i.def] += i.value.bytes;
+    live[i.last + 1] -= i.value.bytes;
   }
-  std::partial_sum(liveAt.begin(), liveAt.end(), liveAt.begin());
+  std::partial_sum(live.begin(), live.end(), live.begin());
+  return live;
+}
+
+DenseMap<Operation *, int64_t> StepResidents::liveBytes() const {
+  std::vector<int64_t> live = liveAt(intervals());
+  DenseMap<Operation *, int64_t> at;
+  for (auto [op, pos] : position)
+    at[op] = live[pos];
+  return at;
+}
+
+StepSramPeak StepResidents::peak() const {
+  StepSramPeak peak;
+  SmallVector<Interval> resident = intervals();
+  std::vector<int64_t> liveAt = this->liveAt(resident);
+  // The first maximum over kernels and conversions wins; a conversion's
+  // peak is reported at the kernel it converts for.
   int64_t peakAt = -1;
   for (Operation &op : body) {
     KernelOp kernel = llvm::dyn_cast<KernelOp>(op);
@@ -205,4 +228,31 @@ StepSramPeak mlir::wsc::stepSramPeak(func::FuncOp func, const BatchDims &dims,
     return {};
   StreamedValues streamed;
   return StepResidents(func.getBody().front(), dims, localBatch, target, streamed).peak();
+}
+
+DenseMap<Operation *, int64_t> mlir::wsc::stepLiveBytes(func::FuncOp func, const BatchDims &dims,
+                                                        int64_t localBatch,
+                                                        const ::wsc::model::TargetSpec &target) {
+  if (func.isDeclaration())
+    return {};
+  StreamedValues streamed;
+  return StepResidents(func.getBody().front(), dims, localBatch, target, streamed).liveBytes();
+}
+
+static bool isStepOp(Operation *op) { return llvm::isa<KernelOp, LayoutConvertOp>(op); }
+
+int64_t mlir::wsc::prefetchBytesPerPe(BroadcastOp broadcast,
+                                      const ::wsc::model::TargetSpec &target) {
+  Operation *consumer = nullptr;
+  for (Operation *user : broadcast.getOutput().getUsers())
+    if (Operation *top = broadcast->getBlock()->findAncestorOpInBlock(*user))
+      if (!consumer || top->isBeforeInBlock(consumer))
+        consumer = top;
+  bool waits = false;
+  for (Operation *op = broadcast->getNextNode(); op && op != consumer && !waits;
+       op = op->getNextNode())
+    waits = isStepOp(op);
+  if (!consumer || !waits)
+    return 0;
+  return streamWaitingBytesPerPe(broadcast.getOutput().getType().getNumBytes(), target);
 }

@@ -112,6 +112,9 @@ json::Object Emitter::describe(Value value, Attribute layout) {
   if (ArrayRef<int64_t> raggedDims = ragged.lookup(value); !raggedDims.empty())
     entry[key::value::kRagged] =
         json::Object{{key::ragged::kMask, 0}, {key::ragged::kDims, toJson(raggedDims)}};
+  if (auto broadcast = value.getDefiningOp<BroadcastOp>())
+    if (int64_t waiting = prefetchBytesPerPe(broadcast, target))
+      entry[key::value::kSramBytesPerPe] = waiting; // a prefetch, spread over the wafer
   if (auto l = llvm::dyn_cast_or_null<LayoutAttr>(layout)) {
     auto tensor = llvm::cast<RankedTensorType>(type);
     // On the wafer at once: one micro-batch.

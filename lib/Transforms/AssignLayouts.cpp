@@ -551,8 +551,15 @@ struct AssignLayoutsPass : public mlir::wsc::impl::WSCAssignLayoutsBase<AssignLa
         return signalPassFailure();
     }
     // Layouts are attributes, and BatchDims::lookup follows a conversion to
-    // its input: every batch dim is as it was.
-    markAnalysesPreserved<BatchDimsAnalysis>();
+    // its input: every batch dim is as it was, unless the memory plan
+    // cloned kernels, whose results the analysis has not seen.
+    bool cloned = false;
+    module.walk([&](KernelOp kernel) {
+      cloned |= kernel->hasAttr(WSCDialect::getRecomputeAttrName());
+      return cloned ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (!cloned)
+      markAnalysesPreserved<BatchDimsAnalysis>();
   }
 };
 } // namespace

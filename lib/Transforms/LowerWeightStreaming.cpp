@@ -3,6 +3,8 @@
 #include "ParamLowering.h"
 #include "wsc/Analysis/BatchDims.h"
 #include "wsc/Analysis/KernelCost.h"
+#include "wsc/Analysis/StepSram.h"
+#include "wsc/Model/StreamPrefetch.h"
 #include "wsc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,6 +45,10 @@ struct LowerWeightStreamingPass
     if (failed(dims) ||
         failed(checkShardable(func, *dims, TargetAttr::lookup(module).getSystems())))
       return failure();
+    // What is live at each op, before the streams take any room.
+    const ::wsc::model::TargetSpec target = toTargetSpec(TargetAttr::lookup(module));
+    DenseMap<Operation *, int64_t> live = stepLiveBytes(
+        func, *dims, samplesOnWafer(module, dims->getGlobalBatch(), target.systems), target);
     llvm::StringMap<SparsityAttr> sparsityOf;
     auto declare = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
                        RankedTensorType type,
@@ -103,7 +109,69 @@ struct LowerWeightStreamingPass
     if (failed(lowerStateResults(func, WSCDialect::getGradAttrName(), reduceAndUpdate)))
       return failure();
     deferUpdatesPastLastStream(func);
-    return lowerStateResults(func, WSCDialect::getBufferUpdateAttrName(), assign);
+    if (failed(lowerStateResults(func, WSCDialect::getBufferUpdateAttrName(), assign)))
+      return failure();
+    prefetchStreams(func, live, target);
+    return success();
+  }
+
+  /// Issues each kernel's streams as early as the SRAM its live values
+  /// leave allows (StreamPrefetch.h), never before a write of what they
+  /// read nor before what else the link brings. They were built right
+  /// before their kernel.
+  void prefetchStreams(func::FuncOp func, const DenseMap<Operation *, int64_t> &live,
+                       const ::wsc::model::TargetSpec &target) {
+    Block &block = func.getBody().front();
+    SmallVector<Operation *> steps;
+    std::vector<::wsc::model::PrefetchOp> ops;
+    SmallVector<SmallVector<BroadcastOp>> streamsOf;
+    llvm::StringMap<int> writtenBefore; // symbol -> first step after its latest write
+    // What else arrives on the link: an all-reduce's total, an offloaded
+    // activation coming back for the op that reads it.
+    int barrier = 0;
+    DenseSet<Operation *> readsBack;
+    for (Value value : offloadedValues(func))
+      if (Operation *back = backwardUse(value))
+        readsBack.insert(back);
+    for (Operation &op : block) {
+      if (auto write = llvm::dyn_cast<AssignOp>(op))
+        writtenBefore[write.getBuffer()] = int(steps.size());
+      if (llvm::isa<AllReduceOp>(op))
+        barrier = int(steps.size());
+      if (!llvm::isa<KernelOp, LayoutConvertOp>(op))
+        continue;
+      if (readsBack.contains(&op))
+        barrier = int(steps.size());
+      steps.push_back(&op);
+      ::wsc::model::PrefetchOp step;
+      step.freeBytesPerPe = std::max<int64_t>(0, target.sramPerPe - live.lookup(&op));
+      step.notBefore = barrier;
+      ops.push_back(step);
+      streamsOf.emplace_back();
+      for (Value operand : op.getOperands()) {
+        auto broadcast = operand.getDefiningOp<BroadcastOp>();
+        auto stream = broadcast ? broadcast.getInput().getDefiningOp<StreamOp>() : StreamOp();
+        if (!stream)
+          continue;
+        streamsOf.back().push_back(broadcast);
+        ops.back().streamBytesPerPe +=
+            streamWaitingBytesPerPe(broadcast.getOutput().getType().getNumBytes(), target);
+        ops.back().notBefore = std::max(ops.back().notBefore,
+                                        writtenBefore.lookup(stream.getParam()));
+      }
+    }
+    std::vector<int> issue = ::wsc::model::prefetchIssue(ops);
+    for (auto [i, broadcasts] : llvm::enumerate(streamsOf))
+      for (BroadcastOp broadcast : broadcasts) {
+        Operation *before = steps[issue[i]];
+        broadcast.getInput().getDefiningOp()->moveBefore(before);
+        broadcast->moveBefore(before);
+      }
+    LLVM_DEBUG({
+      std::vector<int64_t> waiting = ::wsc::model::prefetchWaiting(ops, issue);
+      int64_t most = waiting.empty() ? 0 : *std::max_element(waiting.begin(), waiting.end());
+      llvm::dbgs() << "prefetch: at most " << most << " bytes per PE of weights wait\n";
+    });
   }
 
 
@@ -159,8 +227,7 @@ struct LowerWeightStreamingPass
   }
 
   /// Feeds parameter or buffer `arg` to every kernel using it through a
-  /// MemoryX stream of `element`s issued before the previous kernel, so it
-  /// overlaps that kernel. A backward kernel gets a 2-D parameter transposed
+  /// MemoryX stream of `element`s issued right before it. A backward kernel gets a 2-D parameter transposed
   /// when `transposable`. A sparse parameter streams as CSR where that is
   /// smaller than dense.
   LogicalResult streamInto(func::FuncOp func, BlockArgument arg, StringRef name,
@@ -179,13 +246,7 @@ struct LowerWeightStreamingPass
         std::reverse(shape.begin(), shape.end());
       auto streamType = StreamType::get(&getContext(), RankedTensorType::get(shape, element));
 
-      Operation *issueBefore = kernel;
-      for (Operation *prev = kernel->getPrevNode(); prev; prev = prev->getPrevNode())
-        if (llvm::isa<KernelOp>(prev)) {
-          issueBefore = prev;
-          break;
-        }
-      OpBuilder builder(issueBefore);
+      OpBuilder builder(kernel); // prefetchStreams moves it earlier
       StreamFormatAttr format;
       if (sparsity &&
           sparsity.csrPays(shape[0], shape[1], element.getIntOrFloatBitWidth() / 8))

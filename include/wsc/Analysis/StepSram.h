@@ -21,6 +21,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <cmath>
+
 namespace mlir::wsc {
 
 struct LiveValue {
@@ -52,6 +54,24 @@ int64_t residentBytesPerPe(Value value, Attribute layout, const BatchDims &dims,
 /// count.
 StepSramPeak stepSramPeak(func::FuncOp func, const BatchDims &dims, int64_t localBatch,
                           const ::wsc::model::TargetSpec &target);
+
+/// The bytes per PE live at each op of `func`, counted as stepSramPeak
+/// counts them.
+DenseMap<Operation *, int64_t> stepLiveBytes(func::FuncOp func, const BatchDims &dims,
+                                             int64_t localBatch,
+                                             const ::wsc::model::TargetSpec &target);
+
+/// A weight stream's bytes waiting on the wafer, spread over every PE
+/// (StreamPrefetch.h).
+inline int64_t streamWaitingBytesPerPe(double bytes, const ::wsc::model::TargetSpec &target) {
+  const double pes = double(target.gridX) * double(target.gridY);
+  return bytes > 0 ? int64_t(std::ceil(bytes / pes)) : 0;
+}
+
+/// The bytes per PE that `broadcast`'s weights wait in from their arrival
+/// to their kernel: streamWaitingBytesPerPe of the stream when a kernel or
+/// conversion runs between the two (a prefetch), else 0.
+int64_t prefetchBytesPerPe(BroadcastOp broadcast, const ::wsc::model::TargetSpec &target);
 
 /// The phase the step runs `op` in: a kernel's, where a recomputed one
 /// (wsc.recompute) runs with the backward pass; a conversion's, that of the
