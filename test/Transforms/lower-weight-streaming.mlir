@@ -10,16 +10,17 @@
 // CHECK: wsc.memx.param @"2.weight" : tensor<2x3xf32> optimizer(<sgd, lr = 5.000000e-01>)
 // CHECK-LABEL: func.func @train_step
 // CHECK-SAME: (%[[X:.*]]: tensor<8x4xf32> {wsc.input = 0 : i64}, %[[Y:.*]]: tensor<8x2xf32> {wsc.label = 0 : i64}) -> (tensor<f32> {wsc.loss})
-// Layer 2's forward weights are issued before layer 0's kernel: a prefetch.
+// Nothing takes SRAM here (no layouts yet), so every stream is issued at
+// the start, in the order of its kernels: prefetches. The backward stream
+// is transposed; the body transposes it back.
 // CHECK: %[[S0:.*]] = wsc.memx.stream @"0.weight" order(<row_major>) : <tensor<3x4xf16>>
-// CHECK: %[[B0:.*]] = wsc.swarmx.broadcast %[[S0]]
-// CHECK: %[[S2:.*]] = wsc.memx.stream @"2.weight" order(<row_major>) : <tensor<2x3xf16>>
-// CHECK: %[[B2:.*]] = wsc.swarmx.broadcast %[[S2]]
-// CHECK: %[[H:.*]] = wsc.kernel "0.fwd" {{.*}}(%[[X]], %[[B0]])
+// CHECK-NEXT: %[[B0:.*]] = wsc.swarmx.broadcast %[[S0]]
+// CHECK-NEXT: %[[S2:.*]] = wsc.memx.stream @"2.weight" order(<row_major>) : <tensor<2x3xf16>>
+// CHECK-NEXT: %[[B2:.*]] = wsc.swarmx.broadcast %[[S2]]
+// CHECK-NEXT: %[[T2:.*]] = wsc.memx.stream @"2.weight" order(<transposed>) : <tensor<3x2xf16>>
+// CHECK-NEXT: %[[TB2:.*]] = wsc.swarmx.broadcast %[[T2]]
+// CHECK-NEXT: %[[H:.*]] = wsc.kernel "0.fwd" {{.*}}(%[[X]], %[[B0]])
 // CHECK: wsc.kernel "2.fwd" {{.*}}(%[[H]], %[[B2]])
-// The backward stream is transposed; the body transposes it back.
-// CHECK: %[[T2:.*]] = wsc.memx.stream @"2.weight" order(<transposed>) : <tensor<3x2xf16>>
-// CHECK: %[[TB2:.*]] = wsc.swarmx.broadcast %[[T2]]
 // CHECK: wsc.kernel "loss"
 // CHECK: %[[G2:.*]]:2 = wsc.kernel "2.bwd" {{.*}}%[[TB2]]
 // CHECK-NEXT: ^bb0({{.*}}: tensor<3x2xf32>
@@ -312,13 +313,16 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}} {
 // SPLIT: wsc.memx.buffer @bn.num_batches_tracked : tensor<i64>
 // SPLIT-LABEL: func.func @buffers
 // SPLIT-SAME: (%arg0: tensor<4x2xf32> {wsc.input = 0 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64})
-// SPLIT: %[[M:.*]] = wsc.memx.stream @bn.running_mean order(<row_major>) : <tensor<2xf32>>
-// SPLIT: %[[MB:.*]] = wsc.swarmx.broadcast %[[M]] : <tensor<2xf32>>
+// The all-reduce's total comes on the link: bn.fwd.1's streams are issued
+// after it, not before bn.fwd, so that it does not queue behind them.
 // SPLIT: %[[N:.*]] = wsc.memx.stream @bn.num_batches_tracked order(<row_major>) : <tensor<i64>>
 // SPLIT: %[[NB:.*]] = wsc.swarmx.broadcast %[[N]] : <tensor<i64>>
 // SPLIT: %[[K:.*]]:2 = wsc.kernel "bn.fwd" layer("bn") phase(<forward>) (%arg0, %[[NB]])
 // SPLIT-NEXT: ^bb0(%{{.*}}: tensor<4x2xf32>, %{{.*}}: tensor<i64>):
 // SPLIT: wsc.memx.assign @bn.num_batches_tracked(%[[K]]#1) : tensor<i64>
+// SPLIT-NEXT: wsc.swarmx.all_reduce
+// SPLIT: %[[M:.*]] = wsc.memx.stream @bn.running_mean order(<row_major>) : <tensor<2xf32>>
+// SPLIT: %[[MB:.*]] = wsc.swarmx.broadcast %[[M]] : <tensor<2xf32>>
 // SPLIT: %[[L:.*]]:2 = wsc.kernel "bn.fwd.1" {{.*}}, %[[MB]])
 // SPLIT: wsc.memx.assign @bn.running_mean(%[[L]]#1) : tensor<2xf32>
 #map = affine_map<(d0, d1) -> (d0, d1)>

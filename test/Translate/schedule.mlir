@@ -11,16 +11,20 @@
 // CHECK: "op": "weight_stream"
 // CHECK-NEXT: "order": "row_major"
 // CHECK-NEXT: "param": "0.weight"
+// The streams of later kernels are issued first (prefetches).
+// CHECK: "order": "transposed"
+// CHECK-NEXT: "param": "2.weight"
 // CHECK: "name": "0.fwd"
 // CHECK: "name": "linalg.generic"
 // CHECK: "reduction"
-// CHECK: "op": "weight_stream"
-// CHECK-NEXT: "order": "transposed"
-// CHECK-NEXT: "param": "2.weight"
 // CHECK: "name": "loss"
 // CHECK: "op": "gradient_stream"
 // CHECK: "stream_dtype": "f32"
 // CHECK: "systems": 3
+// A prefetched stream waits on the wafer, spread over every PE: 1 byte.
+// CHECK: "values": [
+// CHECK: "id": 3,
+// CHECK: "sram_bytes_per_pe": 1
 // CHECK: "version": 1
 
 // ERR: error: module has no 'wsc.mode'; run --wsc-pipeline first
