@@ -4,8 +4,8 @@
 // its stream-out link; MemoryX is shared. Each system's controller issues
 // the steps in schedule order: a stream is issued and the controller moves
 // on, a kernel is issued and the controller waits for it to finish. So a
-// weight stream placed before the previous kernel is a prefetch that
-// overlaps that kernel, and one placed after it is not. An issued step
+// weight stream placed before earlier kernels is a prefetch that overlaps
+// them, and one placed right before its kernel is not. An issued step
 // starts when its resource and its inputs are free:
 //   weight_stream:   in link, bytes / io_bytes_per_s + hops * hop_latency,
 //                    not before the parameter's previous update finished;

@@ -647,9 +647,12 @@ def WSCLowerWeightStreaming : Pass<"wsc-lower-weight-streaming", "::mlir::Module
     `wsc.swarmx.broadcast`: row-major in forward kernels, transposed in
     backward kernels of 2-D weights (the body transposes it back). Each
     gradient result becomes `wsc.swarmx.reduce` + `wsc.memx.update`, and is
-    removed from the function's results. Streams are issued one kernel
-    early, so the next layer's weights are prefetched while the current
-    layer computes.
+    removed from the function's results. Each kernel's streams are issued
+    as early as the SRAM left free by the values live on the way allows
+    (a prefetch waits on the wafer, spread over every PE), in the order of
+    their kernels, never before a write of what they read nor before an
+    all-reduce or an offloaded activation that also comes in on the link
+    (docs/Runtime.md, "Prefetch").
 
     Every system runs the step on its batch shard, so a sum over the batch
     is a per-system partial. That is right for the loss and the weight
