@@ -243,10 +243,12 @@ static bool isStepOp(Operation *op) { return llvm::isa<KernelOp, LayoutConvertOp
 
 int64_t mlir::wsc::prefetchBytesPerPe(BroadcastOp broadcast,
                                       const ::wsc::model::TargetSpec &target) {
+  // Kept for a later kernel that shares the stream, or waiting for its
+  // first: either way on the wafer until its last consumer.
   Operation *consumer = nullptr;
   for (Operation *user : broadcast.getOutput().getUsers())
     if (Operation *top = broadcast->getBlock()->findAncestorOpInBlock(*user))
-      if (!consumer || top->isBeforeInBlock(consumer))
+      if (!consumer || consumer->isBeforeInBlock(top))
         consumer = top;
   bool waits = false;
   for (Operation *op = broadcast->getNextNode(); op && op != consumer && !waits;

@@ -24,6 +24,45 @@ using namespace mlir::wsc;
 
 namespace {
 
+/// Which backward-pass kernels may take the weights an earlier one streamed
+/// in: they stay on the wafer in between, spread over every PE, where the
+/// SRAM the live values leave at every op on the way allows. Each stream
+/// shared is a stream MemoryX does not send again (a recomputed forward
+/// kernel and the backward kernel after it read the same weights).
+class StreamSharing {
+public:
+  StreamSharing(func::FuncOp func, DenseMap<Operation *, int64_t> &live,
+                const ::wsc::model::TargetSpec &target)
+      : live(live), target(target) {
+    for (Operation &op : func.getBody().front())
+      if (llvm::isa<KernelOp, LayoutConvertOp>(op)) {
+        index[&op] = int(steps.size());
+        steps.push_back(&op);
+      }
+  }
+
+  /// The position of `op` among the step's kernels and conversions, or -1.
+  int indexOf(Operation *op) const { return index.lookup_or(op, -1); }
+
+  /// Charges a stream of `bytes` to the steps `first` to `last`, when it
+  /// fits at every one; false (and nothing charged) otherwise.
+  bool hold(int first, int last, int64_t bytes) {
+    const int64_t perPe = streamWaitingBytesPerPe(double(bytes), target);
+    for (int i = first; i <= last; ++i)
+      if (live.lookup(steps[i]) + perPe > target.sramPerPe)
+        return false;
+    for (int i = first; i <= last; ++i)
+      live[steps[i]] += perPe;
+    return true;
+  }
+
+private:
+  SmallVector<Operation *> steps;
+  DenseMap<Operation *, int> index;
+  DenseMap<Operation *, int64_t> &live;
+  ::wsc::model::TargetSpec target;
+};
+
 struct LowerWeightStreamingPass
     : public mlir::wsc::impl::WSCLowerWeightStreamingBase<LowerWeightStreamingPass> {
   using Base::Base;
@@ -49,6 +88,7 @@ struct LowerWeightStreamingPass
     const ::wsc::model::TargetSpec target = toTargetSpec(TargetAttr::lookup(module));
     DenseMap<Operation *, int64_t> live = stepLiveBytes(
         func, *dims, samplesOnWafer(module, dims->getGlobalBatch(), target.systems), target);
+    StreamSharing sharing(func, live, target);
     llvm::StringMap<SparsityAttr> sparsityOf;
     auto declare = [&](OpBuilder &builder, BlockArgument arg, StringRef name,
                        RankedTensorType type,
@@ -62,7 +102,7 @@ struct LowerWeightStreamingPass
                                    initialValue);
       sparsityOf[name] = *sparsity;
       Type element = getStreamElementType(&getContext(), dtype);
-      if (failed(streamInto(func, arg, name, element, /*transposable=*/true, *sparsity)))
+      if (failed(streamInto(func, arg, name, element, /*transposable=*/true, *sparsity, &sharing)))
         return failure();
       return param.getOperation();
     };
@@ -72,7 +112,7 @@ struct LowerWeightStreamingPass
       auto buffer = BufferOp::create(builder, arg.getLoc(), builder.getStringAttr(name),
                                      TypeAttr::get(type));
       if (failed(streamInto(func, arg, name, type.getElementType(), /*transposable=*/false,
-                            SparsityAttr())))
+                            SparsityAttr(), /*sharing=*/nullptr)))
         return failure();
       return buffer.getOperation();
     };
@@ -133,6 +173,8 @@ struct LowerWeightStreamingPass
     for (Value value : offloadedValues(func))
       if (Operation *back = backwardUse(value))
         readsBack.insert(back);
+    DenseSet<Operation *> claimed; // a shared stream moves with its first kernel
+
     for (Operation &op : block) {
       if (auto write = llvm::dyn_cast<AssignOp>(op))
         writtenBefore[write.getBuffer()] = int(steps.size());
@@ -151,7 +193,7 @@ struct LowerWeightStreamingPass
       for (Value operand : op.getOperands()) {
         auto broadcast = operand.getDefiningOp<BroadcastOp>();
         auto stream = broadcast ? broadcast.getInput().getDefiningOp<StreamOp>() : StreamOp();
-        if (!stream)
+        if (!stream || !claimed.insert(broadcast).second)
           continue;
         streamsOf.back().push_back(broadcast);
         ops.back().streamBytesPerPe +=
@@ -227,60 +269,106 @@ struct LowerWeightStreamingPass
   }
 
   /// Feeds parameter or buffer `arg` to every kernel using it through a
-  /// MemoryX stream of `element`s issued right before it. A backward kernel gets a 2-D parameter transposed
-  /// when `transposable`. A sparse parameter streams as CSR where that is
-  /// smaller than dense.
+  /// MemoryX stream of `element`s issued right before it. A backward kernel
+  /// gets a 2-D parameter transposed when `transposable`. A sparse
+  /// parameter streams as CSR where that is smaller than dense. With
+  /// `sharing`, a kernel takes the stream of the parameter's previous
+  /// reader instead where it can wait on the wafer until then.
   LogicalResult streamInto(func::FuncOp func, BlockArgument arg, StringRef name,
-                           Type element, bool transposable, SparsityAttr sparsity) {
+                           Type element, bool transposable, SparsityAttr sparsity,
+                           StreamSharing *sharing) {
     auto type = llvm::cast<RankedTensorType>(arg.getType());
-    for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
-      auto kernel = llvm::dyn_cast<KernelOp>(use.getOwner());
-      if (!kernel)
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : arg.getUses()) {
+      if (!llvm::isa<KernelOp>(use.getOwner()))
         return use.getOwner()->emitOpError(
             "uses parameter '") << name << "' outside a kernel; run wsc-form-kernels first";
-      bool transposed =
-          transposable && kernel.getPhase() == KernelPhase::Backward && type.getRank() == 2;
-      StreamOrder order = transposed ? StreamOrder::Transposed : StreamOrder::RowMajor;
-      SmallVector<int64_t> shape(type.getShape());
-      if (transposed)
-        std::reverse(shape.begin(), shape.end());
-      auto streamType = StreamType::get(&getContext(), RankedTensorType::get(shape, element));
-
-      OpBuilder builder(kernel); // prefetchStreams moves it earlier
-      StreamFormatAttr format;
-      if (sparsity &&
-          sparsity.csrPays(shape[0], shape[1], element.getIntOrFloatBitWidth() / 8))
-        format = StreamFormatAttr::get(&getContext(), StreamFormat::Csr);
-      Value stream = StreamOp::create(builder, kernel.getLoc(), streamType,
-                                      FlatSymbolRefAttr::get(&getContext(), name),
-                                      StreamOrderAttr::get(&getContext(), order), format);
-      Value broadcast = BroadcastOp::create(builder, kernel.getLoc(), streamType, stream);
-      use.set(broadcast);
+      uses.push_back(&use);
+    }
+    llvm::stable_sort(uses, [](OpOperand *a, OpOperand *b) {
+      return a->getOwner()->isBeforeInBlock(b->getOwner());
+    });
+    BroadcastOp previous; // the backward pass's latest stream of `arg`
+    int previousFirst = -1, previousCharged = -1;
+    for (OpOperand *use : uses) {
+      auto kernel = llvm::cast<KernelOp>(use->getOwner());
+      // The forward and the backward pass each stream the weights in (white
+      // paper 5.3); within the backward pass, which recomputes forward
+      // kernels right before the backward kernels that need them, a weight
+      // streams in once where it can wait.
+      const bool backward = stepPhaseOf(kernel) == KernelPhase::Backward;
+      const int at = sharing && backward ? sharing->indexOf(kernel) : -1;
+      // Only in the order this kernel reads it in anyway: the emulator's
+      // contractions round W and W^T differently, and a recomputed step
+      // trains bitwise as the stored one.
+      BroadcastOp broadcast;
+      if (previous && at >= 0 &&
+          streamOrderOf(previous) == preferredOrder(kernel, type, transposable) &&
+          sharing->hold(previousCharged < 0 ? previousFirst : previousCharged + 1, at,
+                        previous.getOutput().getType().getNumBytes())) {
+        LLVM_DEBUG(llvm::dbgs() << "'" << kernel.getName() << "' shares the stream of '"
+                                << name << "'\n");
+        broadcast = previous;
+        previousCharged = at;
+      } else {
+        broadcast = createStream(kernel, name, type, element, transposable, sparsity);
+        previous = at >= 0 ? broadcast : BroadcastOp();
+        previousFirst = at;
+        previousCharged = -1;
+      }
+      use->set(broadcast);
       // A stream's layout follows its consumer: drop any tensor layout.
       if (std::optional<ArrayAttr> layouts = kernel.getOperandLayouts()) {
         SmallVector<Attribute> updated(layouts->getValue());
-        updated[use.getOperandNumber()] = UnitAttr::get(&getContext());
+        updated[use->getOperandNumber()] = UnitAttr::get(&getContext());
         kernel.setOperandLayoutsAttr(ArrayAttr::get(&getContext(), updated));
       }
-
-      BlockArgument bodyArg = kernel.getBodyBlock().getArgument(use.getOperandNumber());
-      Type arrived = KernelOp::getBodyArgType(streamType);
-      if (!transposed) {
-        bodyArg.setType(arrived);
+      BlockArgument bodyArg = kernel.getBodyBlock().getArgument(use->getOperandNumber());
+      bodyArg.setType(KernelOp::getBodyArgType(broadcast.getOutput().getType()));
+      if (streamOrderOf(broadcast) != StreamOrder::Transposed)
         continue;
-      }
       // The body was written against W; it receives W^T and transposes it
       // back on the wafer (a re-indexing, folded away by canonicalisation
       // where the body transposed W itself).
-      bodyArg.setType(arrived);
       OpBuilder inner = OpBuilder::atBlockBegin(&kernel.getBodyBlock());
       Value init = tensor::EmptyOp::create(inner, kernel.getLoc(), type.getShape(),
-                                                 type.getElementType());
+                                           type.getElementType());
       auto back = linalg::TransposeOp::create(inner, kernel.getLoc(), bodyArg, init,
-                                                    ArrayRef<int64_t>{1, 0});
+                                              ArrayRef<int64_t>{1, 0});
       bodyArg.replaceAllUsesExcept(back->getResult(0), back);
     }
     return success();
+  }
+
+  /// A backward kernel reads a 2-D parameter transposed when `transposable`.
+  static StreamOrder preferredOrder(KernelOp kernel, RankedTensorType type, bool transposable) {
+    return transposable && kernel.getPhase() == KernelPhase::Backward && type.getRank() == 2
+               ? StreamOrder::Transposed
+               : StreamOrder::RowMajor;
+  }
+
+  static StreamOrder streamOrderOf(BroadcastOp broadcast) {
+    return broadcast.getInput().getDefiningOp<StreamOp>().getOrder();
+  }
+
+  /// A stream of parameter `name` built right before `kernel`
+  /// (prefetchStreams moves it earlier), in the order `kernel` reads it.
+  BroadcastOp createStream(KernelOp kernel, StringRef name, RankedTensorType type,
+                           Type element, bool transposable, SparsityAttr sparsity) {
+    const StreamOrder order = preferredOrder(kernel, type, transposable);
+    const bool transposed = order == StreamOrder::Transposed;
+    SmallVector<int64_t> shape(type.getShape());
+    if (transposed)
+      std::reverse(shape.begin(), shape.end());
+    auto streamType = StreamType::get(&getContext(), RankedTensorType::get(shape, element));
+    OpBuilder builder(kernel);
+    StreamFormatAttr format;
+    if (sparsity && sparsity.csrPays(shape[0], shape[1], element.getIntOrFloatBitWidth() / 8))
+      format = StreamFormatAttr::get(&getContext(), StreamFormat::Csr);
+    Value stream = StreamOp::create(builder, kernel.getLoc(), streamType,
+                                    FlatSymbolRefAttr::get(&getContext(), name),
+                                    StreamOrderAttr::get(&getContext(), order), format);
+    return BroadcastOp::create(builder, kernel.getLoc(), streamType, stream);
   }
 };
 

@@ -51,9 +51,11 @@ LogicalResult checkSystems(func::FuncOp func, const BatchDims &dims, int64_t sys
 
 /// The schedule names inputs `input<N>` and labels `label<N>` by their
 /// number (0 when the attribute has none): two arguments with one number
-/// would be one tensor name twice.
+/// would be one tensor name twice, and the K inputs (labels) are numbered
+/// 0 to K-1, the order the exporter and the data files use.
 LogicalResult checkInputNumbers(func::FuncOp func) {
   std::map<std::pair<bool, int64_t>, unsigned> owner;
+  std::map<bool, int64_t> count;
   for (BlockArgument arg : func.getArguments()) {
     for (bool isInput : {true, false}) {
       StringRef attrName =
@@ -68,7 +70,18 @@ LogicalResult checkInputNumbers(func::FuncOp func) {
         return emitError(arg.getLoc())
                << "argument #" << arg.getArgNumber() << ": " << attrName << " " << n
                << " is already argument #" << it->second << "'s; each has its own number";
+      ++count[isInput];
     }
+  }
+  for (auto [key, arg] : owner) {
+    auto [isInput, n] = key;
+    if (n < 0 || n >= count[isInput])
+      return emitError(func.getArgument(arg).getLoc())
+             << "argument #" << arg << ": "
+             << (isInput ? WSCDialect::getInputAttrName() : WSCDialect::getLabelAttrName()) << " "
+             << n << " is out of range: the function's " << count[isInput]
+             << (isInput ? " input" : " label") << (count[isInput] == 1 ? " is" : "s are")
+             << " numbered from 0 to " << count[isInput] - 1;
   }
   return success();
 }

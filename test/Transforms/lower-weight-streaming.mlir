@@ -495,3 +495,73 @@ module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = 
     return %0#0, %1, %0#1 : tensor<f32>, tensor<4x2xf32>, tensor<4x2xf32>
   }
 }
+
+// -----
+
+// The forward pass and the backward pass each stream the weights in. A
+// recomputed forward kernel (wsc.recompute) runs in the backward pass,
+// right before the backward kernel that reads the same weight: the two
+// share one stream, which waits on the wafer in between (16 f16 over 2x2
+// PEs: 8 of the 8 bytes per PE free).
+// SPLIT-LABEL: func.func @recompute_shares
+// SPLIT: %[[F:.*]] = wsc.memx.stream @g order(<row_major>) : <tensor<16xf16>>
+// SPLIT: %[[FB:.*]] = wsc.swarmx.broadcast %[[F]]
+// SPLIT: wsc.kernel "norm.fwd" {{.*}}(%arg0, %[[FB]])
+// SPLIT: %[[R:.*]] = wsc.memx.stream @g order(<row_major>) : <tensor<16xf16>>
+// SPLIT: %[[RB:.*]] = wsc.swarmx.broadcast %[[R]]
+// SPLIT: wsc.kernel "norm.fwd.recompute" {{.*}}(%arg0, %[[RB]])
+// SPLIT-NOT: wsc.memx.stream
+// SPLIT: wsc.kernel "norm.bwd" {{.*}}(%arg0, %[[RB]])
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = #wsc.target<grid_x = 2, grid_y = 2, sram_per_pe = 8>} {
+  func.func @recompute_shares(%x: tensor<4x16xf32> {wsc.input = 0 : i64}, %g: tensor<16xf32> {wsc.param = "g"}) -> (tensor<f32> {wsc.loss}) {
+    %y = wsc.kernel "norm.fwd" layer("norm") phase(<forward>) (%x, %g) : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<4x16xf32>, %v: tensor<16xf32>):
+      %e = tensor.empty() : tensor<f32>
+      wsc.yield %e : tensor<f32>
+    }
+    %r = wsc.kernel "norm.fwd.recompute" layer("norm") phase(<forward>) (%x, %g) {wsc.recompute = "norm.fwd"} : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<4x16xf32>, %v: tensor<16xf32>):
+      %e = tensor.empty() : tensor<f32>
+      wsc.yield %e : tensor<f32>
+    }
+    %l = wsc.kernel "norm.bwd" layer("norm") phase(<backward>) (%x, %g) : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<4x16xf32>, %v: tensor<16xf32>):
+      %e = tensor.empty() : tensor<f32>
+      wsc.yield %e : tensor<f32>
+    }
+    return %l : tensor<f32>
+  }
+}
+
+// -----
+
+// Not shared: a weight that cannot wait (24 f16 over 2x2 PEs: 12 bytes
+// per PE, 8 free), and a 2-D weight the backward kernel reads transposed
+// while the recomputed kernel reads it row-major (the emulator's
+// contractions round W and W^T differently; a recomputed step trains
+// bitwise as the stored one).
+// SPLIT-LABEL: func.func @recompute_cannot_share
+// SPLIT: wsc.memx.stream @g order(<row_major>) : <tensor<24xf16>>
+// SPLIT: wsc.memx.stream @w order(<row_major>) : <tensor<2x2xf16>>
+// SPLIT: wsc.kernel "fc.fwd.recompute"
+// SPLIT: %[[G:.*]] = wsc.memx.stream @g order(<row_major>) : <tensor<24xf16>>
+// SPLIT: %[[GB:.*]] = wsc.swarmx.broadcast %[[G]]
+// SPLIT: %[[T:.*]] = wsc.memx.stream @w order(<transposed>) : <tensor<2x2xf16>>
+// SPLIT: %[[TB:.*]] = wsc.swarmx.broadcast %[[T]]
+// SPLIT: wsc.kernel "fc.bwd" {{.*}}(%arg0, %[[GB]], %[[TB]])
+// SPLIT: linalg.transpose
+module attributes {wsc.optimizer = {name = "sgd", lr = 0.1 : f64}, wsc.target = #wsc.target<grid_x = 2, grid_y = 2, sram_per_pe = 8>} {
+  func.func @recompute_cannot_share(%x: tensor<4x4xf32> {wsc.input = 0 : i64}, %g: tensor<24xf32> {wsc.param = "g"}, %w: tensor<2x2xf32> {wsc.param = "w"}) -> (tensor<f32> {wsc.loss}) {
+    %r = wsc.kernel "fc.fwd.recompute" layer("fc") phase(<forward>) (%x, %g, %w) {wsc.recompute = "fc.fwd"} : (tensor<4x4xf32>, tensor<24xf32>, tensor<2x2xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<4x4xf32>, %v: tensor<24xf32>, %u: tensor<2x2xf32>):
+      %e = tensor.empty() : tensor<f32>
+      wsc.yield %e : tensor<f32>
+    }
+    %l = wsc.kernel "fc.bwd" layer("fc") phase(<backward>) (%x, %g, %w) : (tensor<4x4xf32>, tensor<24xf32>, tensor<2x2xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<4x4xf32>, %v: tensor<24xf32>, %u: tensor<2x2xf32>):
+      %e = tensor.empty() : tensor<f32>
+      wsc.yield %e : tensor<f32>
+    }
+    return %l : tensor<f32>
+  }
+}

@@ -301,3 +301,19 @@ func.func @gathers_across_samples(%x: tensor<4x4xf32> {wsc.input = 0 : i64}) -> 
   } -> tensor<4x4xf32>
   return %g : tensor<4x4xf32>
 }
+
+// -----
+
+// One input numbered 7: the schedule would name it 'input7', and the data
+// files the exporter writes name it 'input0'.
+// expected-error @+1 {{argument #0: wsc.input 7 is out of range: the function's 1 input is numbered from 0 to 0}}
+func.func @input_number_gap(%x: tensor<8x3xf32> {wsc.input = 7 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<8x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #1: wsc.label -1 is out of range: the function's 2 labels are numbered from 0 to 1}}
+func.func @label_negative(%x: tensor<8x3xf32> {wsc.input = 0 : i64}, %y: tensor<8xi64> {wsc.label = -1 : i64}, %z: tensor<8xi64> {wsc.label = 0 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<8x3xf32>
+}

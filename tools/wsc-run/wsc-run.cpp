@@ -688,7 +688,7 @@ int main(int argc, char **argv) {
     return run(o, job.get());
   } catch (const UsageError &e) {
     if (speaks)
-      std::cerr << "wsc-run: " << e.message << "\n" << kUsage;
+      std::cerr << "wsc-run: " << e.message << "\nRun 'wsc-run --help' for usage.\n";
     return 2;
   } catch (const CollectiveError &e) {
     if (speaks)

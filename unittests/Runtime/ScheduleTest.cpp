@@ -255,4 +255,14 @@ TEST(Schedule, DerivesSampleDependenceOnceForRaggedKernelsOnly) {
   EXPECT_TRUE(s.vts && s.vts->firstStep >= 0);
 }
 
+TEST(Schedule, ALayoutLiesOnTheWafer) {
+  json d = wsc::rt::test::loadJsonInput("mlp_ce_rowmajor.json");
+  d["values"][0]["layout"] = {{"dims", json::array()}, {"x", json::array()},
+                              {"y", json::array()}, {"pes_x", 1000000000}, {"pes_y", 1}};
+  EXPECT_SCHEDULE_ERROR(d, "values[0].layout.pes_x: value 1000000000 out of range [1, 924]");
+  d["values"][0]["layout"]["pes_x"] = 924;
+  d["values"][0]["layout"]["pes_y"] = 921;
+  EXPECT_SCHEDULE_ERROR(d, "values[0].layout.pes_y: value 921 out of range [1, 920]");
+}
+
 } // namespace

@@ -69,8 +69,9 @@ inline int64_t streamWaitingBytesPerPe(double bytes, const ::wsc::model::TargetS
 }
 
 /// The bytes per PE that `broadcast`'s weights wait in from their arrival
-/// to their kernel: streamWaitingBytesPerPe of the stream when a kernel or
-/// conversion runs between the two (a prefetch), else 0.
+/// to their last kernel: streamWaitingBytesPerPe of the stream when a
+/// kernel or conversion runs between the two (a prefetch, or a stream two
+/// kernels share), else 0.
 int64_t prefetchBytesPerPe(BroadcastOp broadcast, const ::wsc::model::TargetSpec &target);
 
 /// The phase the step runs `op` in: a kernel's, where a recomputed one

@@ -238,10 +238,11 @@ std::string FileParser::describeLayout(const JsonReader &layout) {
   std::string text = names(key::layout::kX) + " " + names(key::layout::kY);
   if (layout.optional(key::layout::kSplit))
     text = names(key::layout::kSplit) + " " + text;
+  // A layout lies on the wafer: at most its columns along x, rows along y.
   if (auto px = layout.optional(key::layout::kPesX))
     if (auto py = layout.optional(key::layout::kPesY))
-      text += " on " + std::to_string(px->asIntIn(1, int64_t(1) << 40)) + "x" +
-              std::to_string(py->asIntIn(1, int64_t(1) << 40)) + " PEs";
+      text += " on " + std::to_string(px->asIntIn(1, s_.target.gridX)) + "x" +
+              std::to_string(py->asIntIn(1, s_.target.gridY)) + " PEs";
   return text;
 }
 
@@ -430,10 +431,9 @@ void FileParser::parseInputs(const JsonReader &ins) {
     if (v.shape != spec.shape)
       sh.error("shape ", shapeToString(spec.shape), " differs from value ", spec.value, "'s ",
                shapeToString(v.shape));
-    if (spec.shape.empty() || spec.shape[0] % s_.globalBatch != 0)
-      sh.error("an input's dim 0 holds the batch, outermost, and must be a multiple of "
-               "global_batch ",
-               s_.globalBatch);
+    if (spec.shape.empty() || spec.shape[0] != s_.globalBatch)
+      sh.error("an input's dim 0 holds the batch and must be global_batch ", s_.globalBatch,
+               ", got ", spec.shape.empty() ? std::string("a scalar") : shapeToString(spec.shape));
     if (!v.batchDim || *v.batchDim != schedule::kInputBatchDim)
       value.error("value ", spec.value, " of input '", spec.name, "' must have batch_dim 0");
     if (v.ragged)
