@@ -74,6 +74,10 @@ public:
         if (auto h = close(c))
           return h;
         advance(1);
+      } else if (c == '^' && !precededByIdentifierChar()) {
+        if (auto h = scanBlockLabel())
+          return h;
+        continue;
       } else if (isIdentifierStart(c) && !precededByIdentifierChar()) {
         if (auto h = scanIdentifier())
           return h;
@@ -88,9 +92,14 @@ public:
   }
 
 private:
+  struct Label {
+    std::string_view name;
+    unsigned line, column;
+  };
   struct Open {
     char bracket;
     unsigned line, column;
+    std::vector<Label> blocks; ///< of the region a `{` opens
   };
 
   bool startsWith(std::string_view s) const {
@@ -136,7 +145,7 @@ private:
     if (stack.size() >= kMaxTextualIRNesting)
       return here("brackets nest deeper than " + std::to_string(kMaxTextualIRNesting) +
                   " levels");
-    stack.push_back({bracket, line, column});
+    stack.push_back({bracket, line, column, {}});
     lastSignificant = bracket;
     return std::nullopt;
   }
@@ -160,6 +169,45 @@ private:
     stack.clear();
     return TextHazard{o.line, o.column,
                       std::string("'") + o.bracket + "' is never closed (is the input cut off?)"};
+  }
+
+  // A block label that starts a line (after `{` or a newline, not in a
+  // successor list) defines a block of the innermost region. A second
+  // definition of one name in one region makes MLIR 22's parser free the
+  // first block while ops elsewhere still use its values: heap corruption
+  // after the error (docs/UpstreamParserCrashes.md, 8).
+  std::optional<TextHazard> scanBlockLabel() {
+    const unsigned startLine = line, startColumn = column;
+    const bool defines = (lastSignificant == '{' || startsLine()) && lastSignificant != ',' &&
+                         lastSignificant != '[';
+    const size_t begin = pos;
+    advance(1);
+    while (pos < text.size() && (isIdentifierChar(text[pos]) || text[pos] == '-'))
+      advance(1);
+    std::string_view name = text.substr(begin, pos - begin);
+    lastSignificant = 'a';
+    if (!defines || name.size() < 2 || stack.empty() || stack.back().bracket != '{')
+      return std::nullopt;
+    std::vector<Label> &blocks = stack.back().blocks;
+    for (const Label &l : blocks)
+      if (l.name == name)
+        return TextHazard{startLine, startColumn,
+                          "redefinition of block '" + std::string(name) + "' (defined at line " +
+                              std::to_string(l.line) + ", column " + std::to_string(l.column) +
+                              ")"};
+    blocks.push_back({name, startLine, startColumn});
+    return std::nullopt;
+  }
+  /// Whether only spaces precede `pos` on its line.
+  bool startsLine() const {
+    for (size_t i = pos; i > 0; --i) {
+      char c = text[i - 1];
+      if (c == '\n')
+        return true;
+      if (!isSpace(c))
+        return false;
+    }
+    return true;
   }
 
   // A string literal; in the metadata section a "0x..." string is a

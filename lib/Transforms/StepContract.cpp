@@ -23,9 +23,14 @@ namespace {
 /// at its argument, before any pass builds on it.
 LogicalResult checkParams(func::FuncOp func) {
   for (BlockArgument arg : func.getArguments()) {
-    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), WSCDialect::getParamAttrName());
-    if (!name)
+    Attribute attr = func.getArgAttr(arg.getArgNumber(), WSCDialect::getParamAttrName());
+    if (!attr)
       continue;
+    auto name = llvm::dyn_cast<StringAttr>(attr);
+    if (!name || name.getValue().empty())
+      return emitError(arg.getLoc())
+             << "argument #" << arg.getArgNumber() << ": " << WSCDialect::getParamAttrName()
+             << " names the parameter with a non-empty string, got " << attr;
     auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
       return emitError(arg.getLoc())

@@ -317,3 +317,19 @@ func.func @input_number_gap(%x: tensor<8x3xf32> {wsc.input = 7 : i64}) -> (tenso
 func.func @label_negative(%x: tensor<8x3xf32> {wsc.input = 0 : i64}, %y: tensor<8xi64> {wsc.label = -1 : i64}, %z: tensor<8xi64> {wsc.label = 0 : i64}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
   return %x : tensor<8x3xf32>
 }
+
+// -----
+
+// A parameter's name is a string: reported at the argument that carries
+// it, not at the wsc.memx.update a later pass makes of it.
+// expected-error @+1 {{argument #1: wsc.param names the parameter with a non-empty string, got 3 : i64}}
+func.func @param_not_a_string(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %w: tensor<2x2xf32> {wsc.param = 3 : i64}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<4x2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #1: wsc.param names the parameter with a non-empty string, got ""}}
+func.func @param_empty(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %w: tensor<2x2xf32> {wsc.param = ""}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<4x2xf32>
+}

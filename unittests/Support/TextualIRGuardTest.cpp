@@ -124,4 +124,30 @@ TEST(TextualIRGuard, MatchesEachSplitOfTheInputOnItsOwn) {
   EXPECT_EQ(second->line, 5u);
 }
 
+TEST(TextualIRGuard, RefusesABlockDefinedTwiceInOneRegion) {
+  const char *twice = "func.func @f() {\n"
+                      "  \"test.op\"() ({\n"
+                      "  ^bb0:\n"
+                      "    \"test.a\"() : () -> ()\n"
+                      "  ^bb0(%x: f32):\n"
+                      "    \"test.b\"() : () -> ()\n"
+                      "  }) : () -> ()\n"
+                      "}\n";
+  auto hazard = findTextualIRHazard(twice);
+  ASSERT_TRUE(hazard);
+  EXPECT_EQ(hazard->line, 5u);
+  EXPECT_EQ(hazard->column, 3u);
+  EXPECT_EQ(hazard->message, "redefinition of block '^bb0' (defined at line 3, column 3)");
+  // One name in sibling regions, and a label after `{` on one line.
+  EXPECT_FALSE(findTextualIRHazard("%a = \"test.op\"() ({\n^bb0(%x: f32):\n  \"test.y\"() : () -> ()\n"
+                                   "}) : () -> ()\n%b = \"test.op\"() ({^bb0(%y: f32):\n"
+                                   "  \"test.y\"() : () -> ()\n}) : () -> ()\n"));
+  EXPECT_TRUE(findTextualIRHazard("\"test.op\"() ({^bb1:\n  cf.br ^bb2\n^bb1:\n  return\n}) : () -> ()\n"));
+  // Successors name blocks again without defining them, also on a
+  // continued line of a successor list.
+  EXPECT_FALSE(findTextualIRHazard("func.func @g(%c: i1) {\n  cf.cond_br %c, ^bb1, ^bb1\n"
+                                   "^bb1:\n  cf.switch %v : i32, [\n    default: ^bb1,\n"
+                                   "    ^bb1\n  ]\n}\n"));
+}
+
 } // namespace

@@ -12,7 +12,9 @@
 //     aborts with "Buffer allocation failed" on zero;
 //   - a custom-syntax `permutation = ...` or `dimensions = ...` (linalg.
 //     transpose, broadcast and reduce) that is not a well-formed list of
-//     integers: the ops' parsers drop the attribute parser's failure.
+//     integers: the ops' parsers drop the attribute parser's failure;
+//   - a block label defined twice in one region: the parser frees the
+//     first block while a forward reference from elsewhere still uses it.
 // Plain C++, no MLIR: the fuzz target for wsc-opt applies it too.
 //
 //===----------------------------------------------------------------------===//
