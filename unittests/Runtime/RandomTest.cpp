@@ -140,20 +140,22 @@ TEST(RandomScheduleTest, RejectsBadRandomEntries) {
   EXPECT_SCHEDULE_ERROR(d, "random[0].value: random input 'random0' must be f32, not i64");
 }
 
-TEST(RandomScheduleTest, AnInputsDimZeroIsTheBatch) {
+TEST(RandomScheduleTest, AnInputsDimZeroIsAMultipleOfTheBatch) {
   json d = wsc::rt::test::loadJsonInput("mlp_ce_rowmajor.json");
   d["values"][0]["shape"] = json::array({5, 4});
   d["values"][0]["batch_dim"] = nullptr;
   d["inputs"][0]["shape"] = json::array({5, 4});
-  EXPECT_SCHEDULE_ERROR(d, "inputs[0].shape: an input's dim 0 holds the batch and must be "
-                           "global_batch 6, got [5, 4]");
-  // A multiple is no batch either: 12 samples where the step trains 6
-  // would be silently half-read (issue 44).
-  d["values"][0]["shape"] = json::array({12, 4});
-  d["values"][0]["batch_dim"] = 0;
-  d["inputs"][0]["shape"] = json::array({12, 4});
-  EXPECT_SCHEDULE_ERROR(d, "inputs[0].shape: an input's dim 0 holds the batch and must be "
-                           "global_batch 6, got [12, 4]");
+  EXPECT_SCHEDULE_ERROR(d, "inputs[0].shape: an input's dim 0 holds the batch, outermost, and "
+                           "must be a multiple of global_batch 6");
+}
+
+TEST(RandomScheduleTest, SomeInputIsTheBatch) {
+  // Every input twice global_batch: the schedule's batch disagrees with its
+  // shapes, and would train on pairs of samples (issue 44).
+  json d = wsc::rt::test::loadJsonInput("mlp_ce_rowmajor.json");
+  d["global_batch"] = 3;
+  EXPECT_SCHEDULE_ERROR(d, "inputs: no input has global_batch 3 in dim 0 (input 'input0' has 6): "
+                           "global_batch disagrees with the inputs");
 }
 
 } // namespace

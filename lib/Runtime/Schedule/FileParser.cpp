@@ -431,9 +431,12 @@ void FileParser::parseInputs(const JsonReader &ins) {
     if (v.shape != spec.shape)
       sh.error("shape ", shapeToString(spec.shape), " differs from value ", spec.value, "'s ",
                shapeToString(v.shape));
-    if (spec.shape.empty() || spec.shape[0] != s_.globalBatch)
-      sh.error("an input's dim 0 holds the batch and must be global_batch ", s_.globalBatch,
-               ", got ", spec.shape.empty() ? std::string("a scalar") : shapeToString(spec.shape));
+    // A multiple where the batch is flattened with another dim (labels
+    // [batch * seq]); parseInputs checks that one input is the batch.
+    if (spec.shape.empty() || spec.shape[0] % s_.globalBatch != 0)
+      sh.error("an input's dim 0 holds the batch, outermost, and must be a multiple of "
+               "global_batch ",
+               s_.globalBatch);
     if (!v.batchDim || *v.batchDim != schedule::kInputBatchDim)
       value.error("value ", spec.value, " of input '", spec.name, "' must have batch_dim 0");
     if (v.ragged)
@@ -452,6 +455,14 @@ void FileParser::parseInputs(const JsonReader &ins) {
     scopes_->define(spec.value, kTopScope, value);
     s_.inputs.push_back(std::move(spec));
   }
+  // Some input is the batch itself: where every one is a multiple, the
+  // step trains on global_batch "samples" of several each (issue 44).
+  if (!s_.inputs.empty() &&
+      std::none_of(s_.inputs.begin(), s_.inputs.end(),
+                   [&](const InputSpec &in) { return in.shape[0] == s_.globalBatch; }))
+    ins.error("no input has global_batch ", s_.globalBatch, " in dim 0 (input '",
+              s_.inputs[0].name, "' has ", s_.inputs[0].shape[0],
+              "): global_batch disagrees with the inputs");
 }
 
 void FileParser::parseRandoms(const JsonReader &rs) {
