@@ -69,6 +69,10 @@ LogicalResult checkInputNumbers(func::FuncOp func) {
       if (!attr)
         continue;
       auto number = llvm::dyn_cast<IntegerAttr>(attr);
+      if (!number && !llvm::isa<UnitAttr>(attr))
+        return emitError(arg.getLoc())
+               << "argument #" << arg.getArgNumber() << ": " << attrName
+               << " is the argument's number among them, an integer, got " << attr;
       const int64_t n = number ? number.getInt() : 0;
       auto [it, inserted] = owner.try_emplace({isInput, n}, arg.getArgNumber());
       if (!inserted)

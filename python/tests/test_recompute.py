@@ -104,6 +104,33 @@ def test_recomputed_step_trains_bitwise_as_stored(case, recompute, grid, batch, 
         assert torch.equal(value, stored_state[name]), name
 
 
+def test_recomputed_kernel_shares_its_backward_kernels_stream():
+    """A weight a recomputed kernel and the backward kernel after it both
+    read row-major (the norms' scale and shift) streams in once and waits on
+    the wafer in between; the emulator counts it in the step's peak."""
+    prog, _, _ = train(gpt_case, 4, 1, None, "full")
+    sched = prog.schedule
+    streams = {s["result"]: s["param"] for s in sched["steps"] if s["op"] == "weight_stream"}
+    readers = {}
+    for s in sched["steps"]:
+        if s["op"] == "kernel":
+            for v in s["operands"]:
+                if v in streams:
+                    readers.setdefault(v, []).append(s)
+    shared = {v: r for v, r in readers.items() if len(r) > 1}
+    assert shared, "no weight stream is shared"
+    for v, kernels in shared.items():
+        names = [k["name"] for k in kernels]
+        assert names[0].endswith(".recompute") and kernels[-1]["phase"] == "backward", names
+        assert sched["values"][v].get("sram_bytes_per_pe", 0) > 0, (streams[v], names)
+    # Once per pass: the forward pass's stream of a shared weight is another.
+    for v in shared:
+        assert sum(1 for s in sched["steps"]
+                   if s["op"] == "weight_stream" and s["param"] == streams[v]) == 2, streams[v]
+    peak = prog.report()["last_step"]["peak_sram_per_pe_bytes"]
+    assert 0 < peak <= sched["target"]["sram_per_pe_bytes"]
+
+
 def test_recompute_is_checked():
     model, loss_fn, data = gpt_case(2)
     with pytest.raises(ValueError, match="recompute must be a one-word string"):

@@ -333,3 +333,21 @@ func.func @param_not_a_string(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %w: ten
 func.func @param_empty(%x: tensor<4x2xf32> {wsc.input = 0 : i64}, %w: tensor<2x2xf32> {wsc.param = ""}) -> (tensor<4x2xf32> {wsc.output = 0 : i64}) {
   return %x : tensor<4x2xf32>
 }
+
+// -----
+
+// expected-error @+1 {{argument #0: wsc.input is the argument's number among them, an integer, got "x"}}
+func.func @input_number_not_an_integer(%x: tensor<8x3xf32> {wsc.input = "x"}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+  return %x : tensor<8x3xf32>
+}
+
+// -----
+
+// A unit wsc.label is label 0: no error (-verify-diagnostics fails on any),
+// the step goes on to its mode.
+// expected-remark @+1 {{mode layer_pipelined (auto)}}
+module {
+  func.func @unit_label(%x: tensor<8x3xf32> {wsc.input = 0 : i64}, %y: tensor<8xi64> {wsc.label}) -> (tensor<8x3xf32> {wsc.output = 0 : i64}) {
+    return %x : tensor<8x3xf32>
+  }
+}

@@ -652,7 +652,11 @@ def WSCLowerWeightStreaming : Pass<"wsc-lower-weight-streaming", "::mlir::Module
     (a prefetch waits on the wafer, spread over every PE), in the order of
     their kernels, never before a write of what they read nor before an
     all-reduce or an offloaded activation that also comes in on the link
-    (docs/Runtime.md, "Prefetch").
+    (docs/Runtime.md, "Prefetch"). In the backward pass, a kernel takes the
+    stream of the previous backward-pass reader of the same weight (a
+    recomputed forward kernel, `wsc.recompute`) instead of a stream of its
+    own, where both read it in one order and it can wait on the wafer at
+    every op in between.
 
     Every system runs the step on its batch shard, so a sum over the batch
     is a per-system partial. That is right for the loss and the weight
