@@ -234,7 +234,7 @@ DenseMap<Operation *, int64_t> mlir::wsc::stepLiveBytes(func::FuncOp func, const
                                                         int64_t localBatch,
                                                         const ::wsc::model::TargetSpec &target) {
   if (func.isDeclaration())
-    return {};
+    return DenseMap<Operation *, int64_t>();
   StreamedValues streamed;
   return StepResidents(func.getBody().front(), dims, localBatch, target, streamed).liveBytes();
 }
